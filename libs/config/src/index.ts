@@ -1,0 +1,123 @@
+import { z } from 'zod';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'));
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses `env` with `schema`; every bad variable becomes one line `NAME: problem`. */
+export function parseConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): Readonly<z.output<S>> {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => {
+      const name = issue.path.map(String).join('.') || 'environment';
+      const value = issue.path.length ? env[String(issue.path[0])] : undefined;
+      return value === undefined || value === ''
+        ? `${name}: is required (${issue.message})`
+        : `${name}: ${issue.message}`;
+    });
+    throw new ConfigError([...new Set(problems)]);
+  }
+  return Object.freeze(result.data);
+}
+
+/** parseConfig for a process start: prints one line per bad variable and exits 1. */
+export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): Readonly<z.output<S>> {
+  try {
+    return parseConfig(schema, env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    for (const line of err.problems) process.stderr.write(`configuration error: ${line}\n`);
+    process.exit(1);
+  }
+}
+
+const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
+
+/** A URL whose protocol is one of `protocols`, with a default. */
+export function urlVar(protocols: string[], fallback: string) {
+  return z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .default(fallback)
+      .refine((value) => {
+        try {
+          return protocols.includes(new URL(value).protocol.replace(/:$/, ''));
+        } catch {
+          return false;
+        }
+      }, `must be a ${protocols.join(' or ')} URL`),
+  );
+}
+
+export function portVar(fallback: number) {
+  return z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .int('must be a whole number')
+      .min(0, 'must be a port between 0 and 65535')
+      .max(65535, 'must be a port between 0 and 65535')
+      .default(fallback),
+  );
+}
+
+export function intVar(fallback: number, min = 0) {
+  return z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int('must be a whole number').min(min, `must be at least ${min}`).default(fallback),
+  );
+}
+
+export function boolVar(fallback: boolean) {
+  return z.preprocess(
+    emptyAsUndefined,
+    z
+      .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+      .default(fallback ? 'true' : 'false')
+      .transform((value) => value === 'true' || value === '1'),
+  );
+}
+
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/community';
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+export const DEFAULT_AMQP_URL = 'amqp://guest:guest@127.0.0.1:5672';
+export const DEFAULT_EXCHANGE = 'community.events';
+
+/** Variables every service reads (DESIGN.md §2). */
+export const baseEnv = {
+  NODE_ENV: z.preprocess(
+    emptyAsUndefined,
+    z.enum(['development', 'production', 'test'], { message: 'must be development, production or test' }).default('development'),
+  ),
+  LOG_LEVEL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+        message: 'must be one of fatal, error, warn, info, debug, trace, silent',
+      })
+      .default('info'),
+  ),
+  INTERNAL_TOKEN: z
+    .string({ message: 'must be set to the secret shared by the gateway and the services' })
+    .min(16, 'must be at least 16 characters'),
+};
+
+/** Variables of a service that owns a schema and speaks to the event bus. */
+export const dataServiceEnv = {
+  ...baseEnv,
+  DATABASE_URL: urlVar(['postgres', 'postgresql'], DEFAULT_DATABASE_URL),
+  AMQP_URL: urlVar(['amqp', 'amqps'], DEFAULT_AMQP_URL),
+  AMQP_EXCHANGE: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,200}$/, 'must be letters, digits, dots, dashes or underscores')
+      .default(DEFAULT_EXCHANGE),
+  ),
+  DB_POOL_MAX: intVar(10, 1),
+  SHUTDOWN_GRACE_MS: intVar(10_000, 0),
+};

@@ -1,0 +1,32 @@
+export const ROLES = ['member', 'moderator', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const SCOPES = ['read', 'write', 'webhooks', 'keys', 'moderate', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Scopes a role may hold at all (DESIGN.md §5): effective rights = key scopes ∩ this. */
+export const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
+  member: ['read', 'write', 'webhooks', 'keys'],
+  moderator: ['read', 'write', 'webhooks', 'keys', 'moderate'],
+  admin: SCOPES,
+};
+
+/** Who is calling, as the gateway vouches for it. */
+export interface Actor {
+  userId: number;
+  role: Role;
+  scopes: ReadonlySet<Scope>;
+}
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
+
+export function effectiveScopes(role: Role, scopes: Iterable<string>): Set<Scope> {
+  const allowed = new Set<string>(ROLE_SCOPES[role]);
+  return new Set([...scopes].filter((scope): scope is Scope => isScope(scope) && allowed.has(scope)));
+}

@@ -1,0 +1,108 @@
+import { z } from 'zod';
+
+export const MAX_ID = 2147483647;
+
+/** A positive 32-bit integer id, as in bodies (no coercion: "5" is invalid_type). */
+export const idField = z.int().min(1).max(MAX_ID);
+
+/** `YYYY-MM-DDThh:mm:ssZ`, the only timestamp form on the wire. */
+export const timestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+
+export function toTimestamp(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+const LONE_SURROGATE = /\p{Cs}/u;
+
+export function codePointLength(value: string): number {
+  let length = 0;
+  for (const _ of value) length++;
+  return length;
+}
+
+/**
+ * A trimmed text field measured in characters (code points, so an emoji counts once).
+ * NUL characters and broken UTF-16 are refused, because PostgreSQL could not return them byte-for-byte.
+ */
+export function text({ min = 0, max }: { min?: number; max: number }) {
+  return z.string().transform((raw, ctx) => {
+    const value = raw.trim();
+    const fail = (code: string, message: string) => {
+      ctx.addIssue({ code: 'custom', message, params: { code } });
+      return z.NEVER;
+    };
+    if (value.includes('\u0000')) return fail('invalid_value', 'must not contain NUL characters');
+    if (LONE_SURROGATE.test(value)) return fail('invalid_value', 'must be valid Unicode text');
+    const length = codePointLength(value);
+    if (min > 0 && length === 0) return fail('required', 'is required');
+    if (length < min) return fail('too_short', `must be at least ${min} characters`);
+    if (length > max) return fail('too_long', `must be at most ${max} characters`);
+    return value;
+  });
+}
+
+/** An integer query-string parameter within [min, max]. */
+export function intQuery(min: number, max: number) {
+  return z.string().transform((raw, ctx) => {
+    if (!/^-?\d{1,16}$/.test(raw)) {
+      ctx.addIssue({ code: 'custom', message: 'must be an integer', params: { code: 'invalid_type' } });
+      return z.NEVER;
+    }
+    const value = Number(raw);
+    if (value < min) {
+      ctx.addIssue({ code: 'custom', message: `must be at least ${min}`, params: { code: 'too_small' } });
+      return z.NEVER;
+    }
+    if (value > max) {
+      ctx.addIssue({ code: 'custom', message: `must be at most ${max}`, params: { code: 'too_big' } });
+      return z.NEVER;
+    }
+    return value;
+  });
+}
+
+/** One of `values` in a query string. */
+export function enumQuery<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.enum(values, { message: `must be one of ${values.join(', ')}` });
+}
+
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
+
+export const paginationQuery = {
+  page: intQuery(1, MAX_ID).default(1),
+  limit: intQuery(1, MAX_LIMIT).default(DEFAULT_LIMIT),
+};
+
+export const paginationSchema = z.strictObject({
+  current_page: z.int().min(1),
+  total_pages: z.int().min(0),
+  total_items: z.int().min(0),
+  per_page: z.int().min(1),
+});
+export type Pagination = z.infer<typeof paginationSchema>;
+
+export function singleEnvelope<T extends z.ZodType>(item: T) {
+  return z.strictObject({ success: z.literal(true), data: item });
+}
+
+export function listEnvelope<T extends z.ZodType>(item: T) {
+  return z.strictObject({ success: z.literal(true), data: z.array(item), pagination: paginationSchema });
+}
+
+export const errorEnvelope = z.strictObject({
+  error: z.string(),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+  retry_after: z.int().min(1).optional(),
+});
+export type ErrorEnvelope = z.infer<typeof errorEnvelope>;
+
+export const deletedSchema = z.strictObject({ id: z.int().min(1), deleted: z.literal(true) });
+
+/**
+ * The avatar of a user who has not set one: a self-contained image URL (RFC 2397), so it renders
+ * anywhere without a request to us and never points at a host we do not control.
+ */
+export const DEFAULT_AVATAR =
+  'data:image/svg+xml,%3Csvg xmlns=%22http://www.w3.org/2000/svg%22 viewBox=%220 0 64 64%22%3E%3Crect width=%2264%22 height=%2264%22 fill=%22%23cbd5e1%22/%3E%3Ccircle cx=%2232%22 cy=%2225%22 r=%2212%22 fill=%22%23f8fafc%22/%3E%3Cpath d=%22M12 58c2-12 11-18 20-18s18 6 20 18z%22 fill=%22%23f8fafc%22/%3E%3C/svg%3E';

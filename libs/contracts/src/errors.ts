@@ -1,0 +1,113 @@
+/** The error codes of DESIGN.md §3 with their HTTP status: the one table the error mapper reads. */
+export const ERROR_STATUS = {
+  validation_error: 400,
+  invalid_json: 400,
+  unauthorized: 401,
+  insufficient_scope: 403,
+  forbidden: 403,
+  post_locked: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limit_exceeded: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export const VALIDATION_CODES = [
+  'required',
+  'invalid_type',
+  'too_short',
+  'too_long',
+  'too_small',
+  'too_big',
+  'invalid_value',
+  'unrecognized_key',
+  'not_found',
+] as const;
+export type ValidationCode = (typeof VALIDATION_CODES)[number];
+
+export interface FieldError {
+  field: string;
+  code: ValidationCode;
+  message: string;
+}
+
+/**
+ * A failure the code anticipated: its message is safe to show to the caller.
+ * Anything else that is thrown is untrusted and answered as a bare 500.
+ */
+export class AppError extends Error {
+  readonly isTrusted = true;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export class ValidationError extends AppError {
+  constructor(readonly errors: FieldError[]) {
+    const [first] = errors;
+    if (!first) throw new Error('ValidationError needs at least one field error');
+    super('validation_error', first.message, { field: first.field, code: first.code, errors });
+  }
+
+  static single(field: string, code: ValidationCode, message: string): ValidationError {
+    return new ValidationError([{ field, code, message }]);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(what = 'resource') {
+    super('not_found', `${what} not found`);
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(message = 'you are not allowed to do this') {
+    super('forbidden', message);
+  }
+}
+
+export class InsufficientScopeError extends AppError {
+  constructor(readonly requiredScope: string) {
+    super('insufficient_scope', `this operation needs the "${requiredScope}" scope`, {
+      required_scope: requiredScope,
+    });
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('conflict', message, details);
+  }
+}
+
+export class PostLockedError extends AppError {
+  constructor() {
+    super('post_locked', 'this post is locked and accepts no new comments');
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(message = 'a valid API key is required') {
+    super('unauthorized', message);
+  }
+}
+
+export class ServiceUnavailableError extends AppError {
+  constructor(
+    message = 'the service is temporarily unavailable',
+    readonly retryAfterSeconds = 5,
+  ) {
+    super('service_unavailable', message);
+  }
+}

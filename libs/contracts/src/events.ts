@@ -1,0 +1,24 @@
+import { z } from 'zod';
+
+/** Events delivered to webhook subscribers (DESIGN.md §7); everything else stays internal. */
+export const PUBLIC_EVENTS = ['post.created', 'post.updated', 'post.deleted', 'comment.created', 'user.registered'] as const;
+export type PublicEvent = (typeof PUBLIC_EVENTS)[number];
+
+const id = z.int().min(1);
+
+export const eventData = {
+  'post.created': z.strictObject({ id, title: z.string(), author_id: id }),
+  'post.updated': z.strictObject({ id, title: z.string(), author_id: id, changed: z.array(z.string()) }),
+  'post.deleted': z.strictObject({ id, author_id: id }),
+  'comment.created': z.strictObject({ id, post_id: id, author_id: id, parent_id: id.nullable() }),
+  'user.registered': z.strictObject({ id, username: z.string(), display_name: z.string() }),
+  // Internal events: consumed by other services, never delivered to webhooks.
+  'user.updated': z.strictObject({ id, username: z.string(), display_name: z.string(), avatar: z.string() }),
+  'post.liked': z.strictObject({ post_id: id, user_id: id, author_id: id }),
+  'post.unliked': z.strictObject({ post_id: id, user_id: id, author_id: id }),
+  'comment.deleted': z.strictObject({ id, post_id: id, author_id: id }),
+  'api_key.revoked': z.strictObject({ id, user_id: id, prefix: z.string() }),
+} as const;
+
+export type EventType = keyof typeof eventData;
+export type EventData<E extends EventType> = z.infer<(typeof eventData)[E]>;

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import { enumQuery, idField, intQuery, MAX_ID, paginationQuery, text, timestamp } from './common';
+
+export const POST_SORTS = ['latest', 'popular', 'trending'] as const;
+export type PostSort = (typeof POST_SORTS)[number];
+
+export const MAX_TAGS = 10;
+export const TAG_PATTERN = /^[a-z0-9-]{1,32}$/;
+
+const tag = z.string().transform((raw, ctx) => {
+  const value = raw.trim().toLowerCase();
+  if (value.length === 0) {
+    ctx.addIssue({ code: 'custom', message: 'must not be empty', params: { code: 'too_short' } });
+    return z.NEVER;
+  }
+  if (value.length > 32) {
+    ctx.addIssue({ code: 'custom', message: 'must be at most 32 characters', params: { code: 'too_long' } });
+    return z.NEVER;
+  }
+  if (!TAG_PATTERN.test(value)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must contain only letters, digits and dashes',
+      params: { code: 'invalid_value' },
+    });
+    return z.NEVER;
+  }
+  return value;
+});
+
+/** Lower-cased tags, duplicates dropped in first-seen order. */
+export const tagsField = z
+  .array(tag)
+  .max(MAX_TAGS, `must have at most ${MAX_TAGS} tags`)
+  .transform((tags) => [...new Set(tags)]);
+
+export const postTitle = text({ min: 1, max: 300 });
+export const postContent = text({ min: 1, max: 50_000 });
+
+export const createPostBody = z.strictObject({
+  title: postTitle,
+  content: postContent,
+  category_id: idField,
+  tags: tagsField.optional(),
+});
+export type CreatePostBody = z.output<typeof createPostBody>;
+
+export const updatePostBody = z.strictObject({
+  title: postTitle.optional(),
+  content: postContent.optional(),
+  category_id: idField.optional(),
+  tags: tagsField.optional(),
+  is_pinned: z.boolean().optional(),
+  is_locked: z.boolean().optional(),
+});
+export type UpdatePostBody = z.output<typeof updatePostBody>;
+
+export const listPostsQuery = z.object({
+  ...paginationQuery,
+  category: intQuery(1, MAX_ID).optional(),
+  author: intQuery(1, MAX_ID).optional(),
+  tag: z
+    .string()
+    .transform((value) => value.trim().toLowerCase())
+    .pipe(z.string().regex(TAG_PATTERN, 'must be a tag of letters, digits and dashes'))
+    .optional(),
+  sort: enumQuery(POST_SORTS).default('latest'),
+});
+export type ListPostsQuery = z.output<typeof listPostsQuery>;
+
+const authorSummary = z.strictObject({ id: z.int(), username: z.string(), display_name: z.string() });
+
+export const postListItem = z.strictObject({
+  id: z.int(),
+  title: z.string(),
+  slug: z.string(),
+  content: z.string(),
+  author: authorSummary,
+  category: z.strictObject({ id: z.int(), name: z.string() }),
+  views: z.int().min(0),
+  likes: z.int().min(0),
+  replies: z.int().min(0),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type PostListItem = z.infer<typeof postListItem>;
+
+export const postDetail = postListItem.extend({
+  author: authorSummary.extend({ avatar: z.string() }),
+  category: z.strictObject({ id: z.int(), name: z.string(), slug: z.string() }),
+  tags: z.array(z.string()),
+  is_pinned: z.boolean(),
+  is_locked: z.boolean(),
+});
+export type PostDetail = z.infer<typeof postDetail>;
+
+export const likeResult = z.strictObject({ post_id: z.int(), liked: z.boolean(), likes: z.int().min(0) });
+export type LikeResult = z.infer<typeof likeResult>;

@@ -1,0 +1,88 @@
+import postgres from 'postgres';
+
+export type Sql = postgres.Sql;
+export type Tx = postgres.TransactionSql;
+
+export interface DbOptions {
+  /** The service's schema; every unqualified name resolves into it. */
+  schema: string;
+  max?: number;
+  onError?: (err: unknown) => void;
+}
+
+/** A postgres.js client bound to one schema, with camelCase rows in code and snake_case in SQL. */
+export function createDb(url: string, { schema, max = 10 }: DbOptions): Sql {
+  return postgres(url, {
+    max,
+    idle_timeout: 30,
+    connect_timeout: 5,
+    max_lifetime: 60 * 30,
+    connection: { search_path: schema, application_name: schema },
+    transform: postgres.camel,
+    onnotice: () => {},
+  });
+}
+
+const DUPLICATE_DATABASE = '42P04';
+const UNIQUE_VIOLATION = '23505';
+
+/** Creates the database named in `url` when it does not exist yet (safe when several processes race). */
+export async function ensureDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
+  if (!name) throw new Error(`DATABASE_URL names no database: ${redactUrl(url)}`);
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const sql = postgres(admin.toString(), { max: 1, connect_timeout: 5, onnotice: () => {} });
+  try {
+    const [row] = await sql`select 1 as found from pg_database where datname = ${name}`;
+    if (row) return;
+    await sql.unsafe(`create database "${name.replace(/"/g, '""')}"`).catch((err: { code?: string }) => {
+      if (err.code !== DUPLICATE_DATABASE && err.code !== UNIQUE_VIOLATION) throw err;
+    });
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+}
+
+/** Round-trip time of a trivial query in milliseconds; throws when the database is unreachable. */
+export async function pingDb(sql: Sql): Promise<number> {
+  const started = performance.now();
+  await sql`select 1`;
+  return Math.round((performance.now() - started) * 10) / 10;
+}
+
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  '57P01', // admin_shutdown (pg_terminate_backend)
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+  '08006', // connection_failure
+  '08001', // unable to connect
+  '08003', // connection does not exist
+]);
+
+/** True for errors that mean "the database is unreachable right now" rather than "the query is wrong". */
+export function isConnectionError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && CONNECTION_ERROR_CODES.has(code);
+}
+
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '<unparseable url>';
+  }
+}

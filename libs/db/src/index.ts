@@ -1,0 +1,2 @@
+export { createDb, ensureDatabase, pingDb, isConnectionError, type Sql, type Tx } from './client';
+export { migrate, loadMigrations, type Migration } from './migrate';

@@ -1,0 +1,25 @@
+import type { RequestHandler } from 'express';
+import type { Logger } from '@community/logging';
+import { routeOf } from './metrics';
+
+/** One line per request: method, route, status, duration, account — never headers or bodies. */
+export function accessLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = performance.now();
+    res.on('finish', () => {
+      const actor = res.locals.actor as { userId?: number } | null | undefined;
+      logger.info(
+        {
+          method: req.method,
+          route: routeOf(req),
+          path: req.path,
+          status: res.statusCode,
+          duration_ms: Math.round((performance.now() - started) * 10) / 10,
+          ...(actor?.userId ? { account_id: actor.userId } : {}),
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}

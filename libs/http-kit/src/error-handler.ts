@@ -1,0 +1,62 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { AppError, ERROR_STATUS, NotFoundError, ServiceUnavailableError } from '@community/contracts';
+import { isConnectionError } from '@community/db';
+import type { Logger } from '@community/logging';
+import { MethodNotAllowedError } from './resource';
+
+/** body-parser's error types, mapped to the envelope's codes. */
+const BODY_ERRORS: Record<string, AppError> = {
+  'entity.parse.failed': new AppError('invalid_json', 'the request body is not valid JSON'),
+  'entity.too.large': new AppError('payload_too_large', 'the request body is larger than 64 KiB'),
+  'charset.unsupported': new AppError('unsupported_media_type', 'the request body must be UTF-8 encoded JSON'),
+  'encoding.unsupported': new AppError('unsupported_media_type', 'the request body uses an unsupported encoding'),
+  'request.aborted': new AppError('invalid_json', 'the request body ended before it was complete'),
+};
+
+export function notFound(): RequestHandler {
+  return (_req, _res, next) => next(new NotFoundError('route'));
+}
+
+/** The one place an error becomes a response: trusted errors keep their message, others never leak. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const known = toAppError(err);
+    if (!known && isConnectionError(err)) {
+      logger.warn({ err: { code: (err as { code?: string }).code } }, 'database unreachable');
+    } else if (!known) {
+      logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
+    }
+    const error = known ?? (isConnectionError(err) ? new ServiceUnavailableError() : null);
+
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (!error) {
+      res.status(500).json({
+        error: 'internal_error',
+        message: 'an internal error occurred; quote the request id when reporting it',
+        details: { request_id: res.locals.requestId },
+      });
+      return;
+    }
+    if (error instanceof MethodNotAllowedError) res.setHeader('Allow', error.allow.join(', '));
+    if (error instanceof ServiceUnavailableError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+    if (error.code === 'unauthorized') {
+      res.setHeader('WWW-Authenticate', 'Bearer');
+      res.setHeader('Cache-Control', 'no-store');
+    }
+    res.status(ERROR_STATUS[error.code]).json({
+      error: error.code,
+      message: error.message,
+      ...(error.details ? { details: error.details } : {}),
+    });
+  };
+}
+
+function toAppError(err: unknown): AppError | null {
+  if (err instanceof AppError) return err;
+  const type = (err as { type?: unknown } | null)?.type;
+  if (typeof type === 'string' && BODY_ERRORS[type]) return BODY_ERRORS[type];
+  return null;
+}

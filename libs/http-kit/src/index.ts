@@ -1,0 +1,13 @@
+export { createServiceApp, type ServiceAppOptions } from './create-app';
+export { parseWith, parseId, toFieldErrors } from './validate';
+export { resource, MethodNotAllowedError, type Handler } from './resource';
+export { sendData, sendCreated, sendPage, linkHeader, type Page } from './envelope';
+export { signIdentity, verifyIdentity, requireActor, IDENTITY_HEADERS } from './identity';
+export { createRegistry, httpMetrics, routeOf } from './metrics';
+export { mountHealth, type ReadinessCheck, type HealthOptions } from './health';
+export { listen, type RunningServer } from './server';
+export { runService, type Stoppable } from './lifecycle';
+export { errorHandler, notFound } from './error-handler';
+export { jsonBody, BODY_LIMIT } from './body';
+export { requestId } from './request-id';
+export { accessLog } from './access-log';

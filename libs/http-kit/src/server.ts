@@ -1,0 +1,46 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { RequestListener } from 'node:http';
+
+export interface RunningServer {
+  server: http.Server;
+  port: number;
+  url: string;
+  /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes what is left. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export async function listen(handler: RequestListener, port: number, host = '0.0.0.0'): Promise<RunningServer> {
+  const server = http.createServer(handler);
+  // Longer than any proxy's idle keep-alive, so the gateway never writes into a socket we are closing.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const actualPort = (server.address() as AddressInfo).port;
+  return {
+    server,
+    port: actualPort,
+    url: `http://127.0.0.1:${actualPort}`,
+    close: (graceMs = 10_000) => closeServer(server, graceMs),
+  };
+}
+
+function closeServer(server: http.Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) return resolve();
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
