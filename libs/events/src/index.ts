@@ -1,0 +1,8 @@
+export type { EventEnvelope } from './envelope';
+export { newEventId } from './ids';
+export { topologyNames, declareTopology, type TopologyNames, type TopologyOptions } from './topology';
+export { AmqpConnection, type AmqpConnectionOptions } from './connection';
+export { eventsMigrations } from './migrations';
+export { enqueueEvent } from './outbox';
+export { OutboxRelay, type OutboxRelayOptions, type OutboxPending } from './relay';
+export { EventConsumer, type EventHandler, type EventConsumerOptions } from './consumer';

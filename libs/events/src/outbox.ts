@@ -1,0 +1,15 @@
+import type { Tx } from '@community/db';
+import type postgres from 'postgres';
+import { createEnvelope, type EventEnvelope } from './envelope';
+
+/**
+ * Records an event in the outbox inside the caller's transaction, so the state change and its event
+ * commit or roll back together; the relay publishes it after the commit.
+ */
+export async function enqueueEvent<T>(tx: Tx, event: string, data: T): Promise<EventEnvelope<T>> {
+  const envelope = createEnvelope(event, data);
+  await tx`
+    insert into outbox (event_id, event, payload)
+    values (${envelope.id}, ${event}, ${tx.json(envelope as unknown as postgres.JSONValue)})`;
+  return envelope;
+}

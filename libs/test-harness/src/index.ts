@@ -1,0 +1,11 @@
+export type { TestInfra } from './infra';
+export { testInfra } from './infra';
+export { uniqueName, testExchange, redisPrefix } from './names';
+export type { TestDatabase } from './test-database';
+export { createTestDatabase } from './test-database';
+export { deleteAmqpObjects } from './amqp-cleanup';
+export { waitFor } from './wait-for';
+export type { TcpProxy } from './tcp-proxy';
+export { startTcpProxy } from './tcp-proxy';
+export { freePort } from './free-port';
+export { probeQueue, type ProbeQueue } from './probe-queue';
