@@ -3,12 +3,26 @@ const path = require('node:path');
 
 const shared = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
+  transform: {
+    '^.+\\.ts$': [
+      '@swc/jest',
+      { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } },
+    ],
+  },
   moduleNameMapper: { '^@community/([a-z-]+)$': path.join(__dirname, 'libs/$1/src/index.ts') },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
 };
 
-const packages = ['libs/config', 'libs/logging', 'libs/http-kit', 'libs/db', 'libs/events', 'libs/contracts', 'libs/test-harness', 'posts-service'];
+const packages = [
+  'libs/config',
+  'libs/logging',
+  'libs/http-kit',
+  'libs/db',
+  'libs/events',
+  'libs/contracts',
+  'libs/test-harness',
+  'posts-service',
+];
 
 module.exports = {
   globalSetup: '<rootDir>/libs/test-harness/src/global-setup.ts',

@@ -8,7 +8,10 @@ export class ConfigError extends Error {
 }
 
 /** Parses `env` with `schema`; every bad variable becomes one line `NAME: problem`. */
-export function parseConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): Readonly<z.output<S>> {
+export function parseConfig<S extends z.ZodType>(
+  schema: S,
+  env: NodeJS.ProcessEnv = process.env,
+): Readonly<z.output<S>> {
   const result = schema.safeParse(env);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => {
@@ -24,7 +27,10 @@ export function parseConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessE
 }
 
 /** parseConfig for a process start: prints one line per bad variable and exits 1. */
-export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): Readonly<z.output<S>> {
+export function loadConfig<S extends z.ZodType>(
+  schema: S,
+  env: NodeJS.ProcessEnv = process.env,
+): Readonly<z.output<S>> {
   try {
     return parseConfig(schema, env);
   } catch (err) {
@@ -43,13 +49,16 @@ export function urlVar(protocols: string[], fallback: string) {
     z
       .string()
       .default(fallback)
-      .refine((value) => {
-        try {
-          return protocols.includes(new URL(value).protocol.replace(/:$/, ''));
-        } catch {
-          return false;
-        }
-      }, `must be a ${protocols.join(' or ')} URL`),
+      .refine(
+        (value) => {
+          try {
+            return protocols.includes(new URL(value).protocol.replace(/:$/, ''));
+          } catch {
+            return false;
+          }
+        },
+        `must be a ${protocols.join(' or ')} URL`,
+      ),
   );
 }
 
@@ -91,7 +100,9 @@ export const DEFAULT_EXCHANGE = 'community.events';
 export const baseEnv = {
   NODE_ENV: z.preprocess(
     emptyAsUndefined,
-    z.enum(['development', 'production', 'test'], { message: 'must be development, production or test' }).default('development'),
+    z
+      .enum(['development', 'production', 'test'], { message: 'must be development, production or test' })
+      .default('development'),
   ),
   LOG_LEVEL: z.preprocess(
     emptyAsUndefined,

@@ -20,7 +20,12 @@ describe('parseConfig', () => {
   });
 
   it('reads values from the environment, treating empty strings as unset', () => {
-    const config = parseConfig(schema, { INTERNAL_TOKEN: token, POSTS_SERVICE_PORT: '4000', LOG_LEVEL: '', FLAG: 'true' });
+    const config = parseConfig(schema, {
+      INTERNAL_TOKEN: token,
+      POSTS_SERVICE_PORT: '4000',
+      LOG_LEVEL: '',
+      FLAG: 'true',
+    });
     expect(config.POSTS_SERVICE_PORT).toBe(4000);
     expect(config.LOG_LEVEL).toBe('info');
     expect(config.FLAG).toBe(true);

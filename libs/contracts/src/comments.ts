@@ -14,7 +14,10 @@ export type UpdateCommentBody = z.output<typeof updateCommentBody>;
 
 export const COMMENT_SORTS = ['oldest', 'newest'] as const;
 
-export const listCommentsQuery = z.object({ ...paginationQuery, sort: enumQuery(COMMENT_SORTS).default('oldest') });
+export const listCommentsQuery = z.object({
+  ...paginationQuery,
+  sort: enumQuery(COMMENT_SORTS).default('oldest'),
+});
 export type ListCommentsQuery = z.output<typeof listCommentsQuery>;
 
 export const commentSchema = z.strictObject({

@@ -3,7 +3,7 @@ import { z } from 'zod';
 export const MAX_ID = 2147483647;
 
 /** A positive 32-bit integer id, as in bodies (no coercion: "5" is invalid_type). */
-export const idField = z.int().min(1).max(MAX_ID);
+export const idField = z.int({ error: 'must be an integer' }).min(1).max(MAX_ID);
 
 /** `YYYY-MM-DDThh:mm:ssZ`, the only timestamp form on the wire. */
 export const timestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 
 /** Events delivered to webhook subscribers (DESIGN.md §7); everything else stays internal. */
-export const PUBLIC_EVENTS = ['post.created', 'post.updated', 'post.deleted', 'comment.created', 'user.registered'] as const;
+export const PUBLIC_EVENTS = [
+  'post.created',
+  'post.updated',
+  'post.deleted',
+  'comment.created',
+  'user.registered',
+] as const;
 export type PublicEvent = (typeof PUBLIC_EVENTS)[number];
 
 const id = z.int().min(1);

@@ -24,11 +24,15 @@ export function jsonBody(): RequestHandler[] {
     }
     if (!isJsonType(req.headers['content-type'])) {
       return next(
-        new AppError('unsupported_media_type', 'request bodies must be JSON sent with Content-Type: application/json'),
+        new AppError(
+          'unsupported_media_type',
+          'request bodies must be JSON sent with Content-Type: application/json',
+        ),
       );
     }
     next();
   };
-  const skipEmpty: RequestHandler = (req, res, next) => (hasBody(req.headers) ? parse(req, res, next) : next());
+  const skipEmpty: RequestHandler = (req, res, next) =>
+    hasBody(req.headers) ? parse(req, res, next) : next();
   return [requireJson, skipEmpty];
 }

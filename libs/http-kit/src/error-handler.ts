@@ -8,8 +8,14 @@ import { MethodNotAllowedError } from './resource';
 const BODY_ERRORS: Record<string, AppError> = {
   'entity.parse.failed': new AppError('invalid_json', 'the request body is not valid JSON'),
   'entity.too.large': new AppError('payload_too_large', 'the request body is larger than 64 KiB'),
-  'charset.unsupported': new AppError('unsupported_media_type', 'the request body must be UTF-8 encoded JSON'),
-  'encoding.unsupported': new AppError('unsupported_media_type', 'the request body uses an unsupported encoding'),
+  'charset.unsupported': new AppError(
+    'unsupported_media_type',
+    'the request body must be UTF-8 encoded JSON',
+  ),
+  'encoding.unsupported': new AppError(
+    'unsupported_media_type',
+    'the request body uses an unsupported encoding',
+  ),
   'request.aborted': new AppError('invalid_json', 'the request body ended before it was complete'),
 };
 
@@ -41,7 +47,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (error instanceof MethodNotAllowedError) res.setHeader('Allow', error.allow.join(', '));
-    if (error instanceof ServiceUnavailableError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+    if (error instanceof ServiceUnavailableError)
+      res.setHeader('Retry-After', String(error.retryAfterSeconds));
     if (error.code === 'unauthorized') {
       res.setHeader('WWW-Authenticate', 'Bearer');
       res.setHeader('Cache-Control', 'no-store');

@@ -38,7 +38,10 @@ async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<Check
 }
 
 /** `/healthz` (the process answers), `/readyz` (per dependency, with the version) and `/metrics`. */
-export function mountHealth(router: Router, { version, checks, registry, isShuttingDown, timeoutMs = 2000 }: HealthOptions) {
+export function mountHealth(
+  router: Router,
+  { version, checks, registry, isShuttingDown, timeoutMs = 2000 }: HealthOptions,
+) {
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -48,8 +51,16 @@ export function mountHealth(router: Router, { version, checks, registry, isShutt
     const byName = Object.fromEntries(checks.map((check, i) => [check.name, results[i]]));
     const criticalDown = checks.some((check, i) => check.critical && results[i]?.status === 'down');
     const anyDown = results.some((result) => result.status === 'down');
-    const status = isShuttingDown() ? 'shutting_down' : criticalDown ? 'unavailable' : anyDown ? 'degraded' : 'ok';
-    res.status(status === 'ok' || status === 'degraded' ? 200 : 503).json({ status, version, checks: byName });
+    const status = isShuttingDown()
+      ? 'shutting_down'
+      : criticalDown
+        ? 'unavailable'
+        : anyDown
+          ? 'degraded'
+          : 'ok';
+    res
+      .status(status === 'ok' || status === 'degraded' ? 200 : 503)
+      .json({ status, version, checks: byName });
   });
 
   router.get('/metrics', async (_req, res) => {

@@ -22,7 +22,14 @@ export interface SignInput {
   now?: number;
 }
 
-function payload(method: string, url: string, ts: string, userId: string, role: string, scopes: string): string {
+function payload(
+  method: string,
+  url: string,
+  ts: string,
+  userId: string,
+  role: string,
+  scopes: string,
+): string {
   return ['v1', ts, method.toUpperCase(), url, userId, role, scopes].join('\n');
 }
 
@@ -31,7 +38,10 @@ function sign(token: string, data: string): string {
 }
 
 /** The identity headers for one upstream request, signed with INTERNAL_TOKEN. */
-export function signIdentity(token: string, { method, url, actor, now = Date.now() }: SignInput): Record<string, string> {
+export function signIdentity(
+  token: string,
+  { method, url, actor, now = Date.now() }: SignInput,
+): Record<string, string> {
   const ts = String(Math.floor(now / 1000));
   const userId = actor ? String(actor.userId) : '';
   const role = actor?.role ?? '';

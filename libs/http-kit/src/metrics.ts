@@ -11,7 +11,12 @@ export function createRegistry(service: string): Registry {
 /** Request count and latency by method, route template and status. */
 export function httpMetrics(registry: Registry): RequestHandler {
   const labelNames = ['method', 'route', 'status'] as const;
-  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests', labelNames, registers: [registry] });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests',
+    labelNames,
+    registers: [registry],
+  });
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request latency',

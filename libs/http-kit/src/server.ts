@@ -10,7 +10,11 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
-export async function listen(handler: RequestListener, port: number, host = '0.0.0.0'): Promise<RunningServer> {
+export async function listen(
+  handler: RequestListener,
+  port: number,
+  host = '0.0.0.0',
+): Promise<RunningServer> {
   const server = http.createServer(handler);
   // Longer than any proxy's idle keep-alive, so the gateway never writes into a socket we are closing.
   server.keepAliveTimeout = 65_000;
@@ -36,9 +40,11 @@ function closeServer(server: http.Server, graceMs: number): Promise<void> {
   return new Promise((resolve) => {
     if (!server.listening) return resolve();
     const force = setTimeout(() => server.closeAllConnections(), graceMs);
-    force.unref();
+    // A keep-alive socket turns idle when its last response ends: close those as they appear.
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
     server.close(() => {
       clearTimeout(force);
+      clearInterval(sweep);
       resolve();
     });
     server.closeIdleConnections();

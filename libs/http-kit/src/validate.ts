@@ -1,5 +1,11 @@
 import type { z } from 'zod';
-import { MAX_ID, NotFoundError, ValidationError, type FieldError, type ValidationCode } from '@community/contracts';
+import {
+  MAX_ID,
+  NotFoundError,
+  ValidationError,
+  type FieldError,
+  type ValidationCode,
+} from '@community/contracts';
 
 type Issue = z.core.$ZodIssue;
 
@@ -12,7 +18,8 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.out
 
 /** A path id is a positive 32-bit integer; anything else names no resource, so it is a 404. */
 export function parseId(raw: unknown, what = 'resource'): number {
-  if (typeof raw !== 'string' || !/^[1-9]\d{0,9}$/.test(raw) || Number(raw) > MAX_ID) throw new NotFoundError(what);
+  if (typeof raw !== 'string' || !/^[1-9]\d{0,9}$/.test(raw) || Number(raw) > MAX_ID)
+    throw new NotFoundError(what);
   return Number(raw);
 }
 
@@ -56,6 +63,7 @@ function describe(issue: Issue, value: unknown): [ValidationCode, string] {
   switch (issue.code) {
     case 'invalid_type':
       if (value === undefined) return ['required', 'is required'];
+      if (!isDefaultMessage(issue.message)) return ['invalid_type', issue.message];
       return ['invalid_type', EXPECTED[issue.expected] ?? `must be of type ${issue.expected}`];
     case 'too_small':
       if (issue.origin === 'string') return ['too_short', `must be at least ${issue.minimum} characters`];
@@ -66,7 +74,10 @@ function describe(issue: Issue, value: unknown): [ValidationCode, string] {
       if (issue.origin === 'array') return ['too_big', `must have at most ${issue.maximum} items`];
       return ['too_big', `must be at most ${issue.maximum}`];
     case 'invalid_value':
-      return ['invalid_value', isDefaultMessage(issue.message) ? `must be one of ${issue.values.join(', ')}` : issue.message];
+      return [
+        'invalid_value',
+        isDefaultMessage(issue.message) ? `must be one of ${issue.values.join(', ')}` : issue.message,
+      ];
     case 'custom': {
       const code = (issue.params as { code?: ValidationCode } | undefined)?.code ?? 'invalid_value';
       return [code, issue.message];

@@ -43,7 +43,8 @@ describe('createLogger', () => {
       'sensitive',
     );
     const text = JSON.stringify(lines[0]);
-    for (const secret of ['cpk_abc', 'sid=1', 'hunter2', 'cpk_x', 'whsec_y']) expect(text).not.toContain(secret);
+    for (const secret of ['cpk_abc', 'sid=1', 'hunter2', 'cpk_x', 'whsec_y'])
+      expect(text).not.toContain(secret);
     expect(text).toContain('[redacted]');
   });
 });

@@ -1,0 +1,27 @@
+import type { Express } from 'express';
+import { createServiceApp, type HealthOptions } from '@community/http-kit';
+import type { Logger } from '@community/logging';
+import type { Deps } from './domain/deps';
+import { categoriesRoutes } from './routes/categories.routes';
+import { commentsRoutes } from './routes/comments.routes';
+import { postsRoutes } from './routes/posts.routes';
+
+export interface AppDeps extends Deps {
+  logger: Logger;
+  internalToken: string;
+  health: HealthOptions;
+}
+
+/** The posts-service HTTP app; it never listens itself, so tests can mount it on port 0. */
+export function buildApp(deps: AppDeps): Express {
+  return createServiceApp({
+    logger: deps.logger,
+    internalToken: deps.internalToken,
+    health: deps.health,
+    routes: (router) => {
+      postsRoutes(router, deps);
+      commentsRoutes(router, deps);
+      categoriesRoutes(router, deps);
+    },
+  });
+}

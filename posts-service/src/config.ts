@@ -1,0 +1,13 @@
+import { z } from 'zod';
+import { dataServiceEnv, loadConfig, parseConfig, portVar } from '@community/config';
+
+export const postsConfigSchema = z.object({
+  ...dataServiceEnv,
+  POSTS_SERVICE_PORT: portVar(3001),
+});
+
+export type PostsConfig = z.output<typeof postsConfigSchema>;
+
+export const readConfig = (env: NodeJS.ProcessEnv = process.env): PostsConfig =>
+  loadConfig(postsConfigSchema, env);
+export const parsePostsConfig = (env: NodeJS.ProcessEnv): PostsConfig => parseConfig(postsConfigSchema, env);

@@ -1,0 +1,78 @@
+import type { Sql, Tx } from '@community/db';
+import type { CommentRow } from './rows';
+
+type Db = Sql | Tx;
+
+const SELECT_COMMENT = (db: Db) => db`
+  select c.id, c.post_id, c.parent_id, c.author_id, c.content, c.likes, c.created_at, c.updated_at,
+         a.username as author_username, a.display_name as author_display_name, a.avatar as author_avatar
+  from comments c
+  left join authors a on a.id = c.author_id`;
+
+/** A live comment on a live post. */
+export async function findLiveComment(db: Db, id: number): Promise<CommentRow | null> {
+  const [row] = await db<CommentRow[]>`
+    ${SELECT_COMMENT(db)}
+    join posts p on p.id = c.post_id and p.deleted_at is null
+    where c.id = ${id} and c.deleted_at is null`;
+  return row ?? null;
+}
+
+export async function listComments(
+  db: Db,
+  postId: number,
+  newestFirst: boolean,
+  limit: number,
+  offset: number,
+): Promise<{ rows: CommentRow[]; total: number }> {
+  const order = newestFirst ? db`c.created_at desc, c.id desc` : db`c.created_at asc, c.id asc`;
+  const [rows, [count]] = await Promise.all([
+    db<CommentRow[]>`
+      ${SELECT_COMMENT(db)}
+      where c.post_id = ${postId} and c.deleted_at is null
+      order by ${order}
+      limit ${limit} offset ${offset}`,
+    db<{ total: number }[]>`
+      select count(*)::int as total from comments c where c.post_id = ${postId} and c.deleted_at is null`,
+  ]);
+  return { rows, total: count?.total ?? 0 };
+}
+
+export async function insertComment(
+  tx: Tx,
+  comment: { postId: number; parentId: number | null; authorId: number; content: string },
+): Promise<number> {
+  const [row] = await tx<{ id: number }[]>`
+    insert into comments (post_id, parent_id, author_id, content)
+    values (${comment.postId}, ${comment.parentId}, ${comment.authorId}, ${comment.content})
+    returning id`;
+  return row!.id;
+}
+
+export async function updateCommentContent(tx: Tx, id: number, content: string): Promise<void> {
+  await tx`update comments set content = ${content}, updated_at = now() where id = ${id}`;
+}
+
+/** True when this call deleted it (two concurrent deletes count the reply once). */
+export async function softDeleteComment(tx: Tx, id: number): Promise<boolean> {
+  const rows =
+    await tx`update comments set deleted_at = now() where id = ${id} and deleted_at is null returning id`;
+  return rows.length > 0;
+}
+
+export async function insertCommentLike(tx: Tx, commentId: number, userId: number): Promise<boolean> {
+  const rows = await tx`
+    insert into comment_likes (comment_id, user_id) values (${commentId}, ${userId})
+    on conflict do nothing returning comment_id`;
+  if (rows.length === 0) return false;
+  await tx`update comments set likes = likes + 1 where id = ${commentId}`;
+  return true;
+}
+
+export async function deleteCommentLike(tx: Tx, commentId: number, userId: number): Promise<boolean> {
+  const rows = await tx`
+    delete from comment_likes where comment_id = ${commentId} and user_id = ${userId} returning comment_id`;
+  if (rows.length === 0) return false;
+  await tx`update comments set likes = likes - 1 where id = ${commentId}`;
+  return true;
+}

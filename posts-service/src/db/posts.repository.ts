@@ -1,0 +1,168 @@
+import type { PostSort } from '@community/contracts';
+import type { Sql, Tx } from '@community/db';
+import type { PostRow } from './rows';
+
+type Db = Sql | Tx;
+/** A piece of SQL built with the tagged template, to be embedded in another query. */
+type Fragment = ReturnType<Sql['unsafe']>;
+
+export interface PostFilter {
+  category?: number;
+  author?: number;
+  tag?: string;
+}
+
+export interface NewPost {
+  title: string;
+  slug: string;
+  content: string;
+  authorId: number;
+  categoryId: number;
+  tags: string[];
+}
+
+export type PostChanges = Partial<
+  Pick<PostRow, 'title' | 'slug' | 'content' | 'categoryId' | 'tags' | 'isPinned' | 'isLocked'>
+>;
+
+/** The joins every post read shares: the author replica and the category. */
+function withAuthorAndCategory(db: Db, source: Fragment) {
+  return db`
+    select p.id, p.title, p.slug, p.content, p.author_id, p.category_id, p.tags, p.views, p.likes, p.replies,
+           p.is_pinned, p.is_locked, p.created_at, p.updated_at,
+           a.username as author_username, a.display_name as author_display_name, a.avatar as author_avatar,
+           c.name as category_name, c.slug as category_slug
+    from ${source} p
+    left join authors a on a.id = p.author_id
+    left join categories c on c.id = p.category_id`;
+}
+
+/**
+ * Trending score (DESIGN.md §4): (likes + 2·replies + views/10) / (age_hours + 2)^1.5.
+ * Computed at read time, so it is exact for the moment of the request.
+ */
+export function trendingScore(db: Db) {
+  return db`((p.likes + 2 * p.replies + p.views / 10.0) / power(extract(epoch from (now() - p.created_at)) / 3600.0 + 2, 1.5))`;
+}
+
+function orderBy(db: Db, sort: PostSort) {
+  switch (sort) {
+    case 'popular':
+      return db`p.likes desc, p.views desc, p.id desc`;
+    case 'trending':
+      return db`${trendingScore(db)} desc, p.id desc`;
+    case 'latest':
+      return db`p.created_at desc, p.id desc`;
+  }
+}
+
+function whereLive(db: Db, { category, author, tag }: PostFilter) {
+  return db`p.deleted_at is null
+    ${category !== undefined ? db`and p.category_id = ${category}` : db``}
+    ${author !== undefined ? db`and p.author_id = ${author}` : db``}
+    ${tag !== undefined ? db`and p.tags @> array[${tag}]::text[]` : db``}`;
+}
+
+export async function listPosts(
+  db: Db,
+  filter: PostFilter,
+  sort: PostSort,
+  limit: number,
+  offset: number,
+): Promise<{ rows: PostRow[]; total: number }> {
+  const [rows, [count]] = await Promise.all([
+    db<PostRow[]>`
+      with page as (
+        select p.* from posts p
+        where ${whereLive(db, filter)}
+        order by ${orderBy(db, sort)}
+        limit ${limit} offset ${offset}
+      )
+      ${withAuthorAndCategory(db, db`page`)}
+      order by ${orderBy(db, sort)}`,
+    db<{ total: number }[]>`select count(*)::int as total from posts p where ${whereLive(db, filter)}`,
+  ]);
+  return { rows, total: count?.total ?? 0 };
+}
+
+export async function findLivePost(
+  db: Db,
+  id: number,
+  opts: { forUpdate?: boolean } = {},
+): Promise<PostRow | null> {
+  if (opts.forUpdate) {
+    await db`select id from posts where id = ${id} and deleted_at is null for update`;
+  }
+  const [row] = await db<
+    PostRow[]
+  >`${withAuthorAndCategory(db, db`posts`)} where p.id = ${id} and p.deleted_at is null`;
+  return row ?? null;
+}
+
+/** Counts one view and returns the post as it is after the view. */
+export async function viewPost(db: Db, id: number): Promise<PostRow | null> {
+  const [row] = await db<PostRow[]>`
+    with viewed as (
+      update posts set views = views + 1 where id = ${id} and deleted_at is null returning *
+    )
+    ${withAuthorAndCategory(db, db`viewed`)}`;
+  return row ?? null;
+}
+
+export async function insertPost(tx: Tx, post: NewPost): Promise<number> {
+  const [row] = await tx<{ id: number }[]>`
+    insert into posts (title, slug, content, author_id, category_id, tags)
+    values (${post.title}, ${post.slug}, ${post.content}, ${post.authorId}, ${post.categoryId}, ${post.tags}::text[])
+    returning id`;
+  return row!.id;
+}
+
+const COLUMNS: Record<keyof PostChanges, string> = {
+  title: 'title',
+  slug: 'slug',
+  content: 'content',
+  categoryId: 'category_id',
+  tags: 'tags',
+  isPinned: 'is_pinned',
+  isLocked: 'is_locked',
+};
+
+export async function updatePost(tx: Tx, id: number, changes: PostChanges): Promise<void> {
+  const columns = (Object.keys(changes) as (keyof PostChanges)[]).map((key) => COLUMNS[key]);
+  if (columns.length === 0) return;
+  const values = Object.fromEntries(
+    (Object.keys(changes) as (keyof PostChanges)[]).map((key) => [COLUMNS[key], changes[key]]),
+  );
+  await tx`update posts set ${tx(values, columns)}, updated_at = now() where id = ${id}`;
+}
+
+export async function softDeletePost(tx: Tx, id: number): Promise<void> {
+  await tx`update posts set deleted_at = now() where id = ${id}`;
+}
+
+export async function addReplies(tx: Tx, postId: number, delta: 1 | -1): Promise<void> {
+  await tx`update posts set replies = replies + ${delta} where id = ${postId}`;
+}
+
+/** Records a like once; true when it is new. */
+export async function insertLike(tx: Tx, postId: number, userId: number): Promise<boolean> {
+  const rows = await tx`
+    insert into post_likes (post_id, user_id) values (${postId}, ${userId}) on conflict do nothing returning post_id`;
+  if (rows.length === 0) return false;
+  await tx`update posts set likes = likes + 1 where id = ${postId}`;
+  return true;
+}
+
+/** Removes a like; true when there was one. */
+export async function deleteLike(tx: Tx, postId: number, userId: number): Promise<boolean> {
+  const rows =
+    await tx`delete from post_likes where post_id = ${postId} and user_id = ${userId} returning post_id`;
+  if (rows.length === 0) return false;
+  await tx`update posts set likes = likes - 1 where id = ${postId}`;
+  return true;
+}
+
+export async function likeCount(db: Db, postId: number): Promise<number> {
+  const [row] = await db<{ likes: number }[]>`select likes from posts where id = ${postId}`;
+  return row?.likes ?? 0;
+}

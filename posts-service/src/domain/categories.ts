@@ -1,0 +1,82 @@
+import {
+  ConflictError,
+  NotFoundError,
+  ValidationError,
+  type Actor,
+  type Category,
+  type CreateCategoryBody,
+  type UpdateCategoryBody,
+} from '@community/contracts';
+import type { Page } from '@community/http-kit';
+import * as repo from '../db/categories.repository';
+import { transaction, type Deps } from './deps';
+import { assertAdmin } from './permissions';
+import { toCategory } from './representations';
+import { slugify } from './slug';
+
+export async function listCategories(deps: Deps, page: number, limit: number): Promise<Page<Category>> {
+  const { rows, total } = await repo.listCategories(deps.sql, limit, (page - 1) * limit);
+  return { items: rows.map(toCategory), totalItems: total, page, limit };
+}
+
+export async function readCategory(deps: Deps, id: number): Promise<Category> {
+  const row = await repo.findCategory(deps.sql, id);
+  if (!row) throw new NotFoundError('category');
+  return toCategory(row);
+}
+
+export async function createCategory(deps: Deps, actor: Actor, body: CreateCategoryBody): Promise<Category> {
+  assertAdmin(actor, 'create categories');
+  const slug = body.slug ?? slugify(body.name, 'category', 60);
+  const row = await slugUnique(slug, () =>
+    repo.insertCategory(deps.sql, { name: body.name, slug, description: body.description ?? '' }),
+  );
+  return toCategory(row);
+}
+
+export async function updateCategory(
+  deps: Deps,
+  actor: Actor,
+  id: number,
+  body: UpdateCategoryBody,
+): Promise<Category> {
+  assertAdmin(actor, 'change categories');
+  const changes = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+  if (Object.keys(changes).length === 0) {
+    throw ValidationError.single('body', 'required', 'body must contain at least one field to change');
+  }
+  const row = await slugUnique(String(changes.slug ?? ''), () => repo.updateCategory(deps.sql, id, changes));
+  if (!row) throw new NotFoundError('category');
+  return toCategory(row);
+}
+
+/** A category that still holds live posts cannot go: move or delete them first. */
+export async function deleteCategory(
+  deps: Deps,
+  actor: Actor,
+  id: number,
+): Promise<{ id: number; deleted: true }> {
+  assertAdmin(actor, 'delete categories');
+  return transaction(deps, async (tx) => {
+    const row = await repo.findCategory(tx, id, { forUpdate: true });
+    if (!row) throw new NotFoundError('category');
+    if (row.postCount > 0) {
+      throw new ConflictError(`category ${id} still has ${row.postCount} posts`, {
+        post_count: row.postCount,
+      });
+    }
+    await repo.deleteCategory(tx, id);
+    return { id, deleted: true as const };
+  });
+}
+
+async function slugUnique<T>(slug: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (err instanceof repo.SlugTakenError) {
+      throw new ConflictError(`a category with slug "${slug}" already exists`, { field: 'slug' });
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,62 @@
+import { NotFoundError, type Actor, type Comment, type UpdateCommentBody } from '@community/contracts';
+import { enqueueEvent } from '@community/events';
+import {
+  deleteCommentLike,
+  findLiveComment,
+  insertCommentLike,
+  softDeleteComment,
+  updateCommentContent,
+} from '../../db/comments.repository';
+import { addReplies } from '../../db/posts.repository';
+import { transaction, type Deps } from '../deps';
+import { assertCanChange, assertScope } from '../permissions';
+import { toComment } from '../representations';
+
+export async function updateComment(
+  deps: Deps,
+  actor: Actor,
+  id: number,
+  body: UpdateCommentBody,
+): Promise<Comment> {
+  return transaction(deps, async (tx) => {
+    const comment = await findLiveComment(tx, id);
+    if (!comment) throw new NotFoundError('comment');
+    assertCanChange(actor, comment.authorId, 'comment');
+    if (body.content === comment.content) return toComment(comment);
+    await updateCommentContent(tx, id, body.content);
+    return toComment((await findLiveComment(tx, id))!);
+  });
+}
+
+/** Soft delete; replies to it stay, still naming it as their parent. */
+export async function deleteComment(
+  deps: Deps,
+  actor: Actor,
+  id: number,
+): Promise<{ id: number; deleted: true }> {
+  return transaction(deps, async (tx) => {
+    const comment = await findLiveComment(tx, id);
+    if (!comment) throw new NotFoundError('comment');
+    assertCanChange(actor, comment.authorId, 'comment');
+    if (!(await softDeleteComment(tx, id))) throw new NotFoundError('comment');
+    await addReplies(tx, comment.postId, -1);
+    await enqueueEvent(tx, 'comment.deleted', { id, post_id: comment.postId, author_id: comment.authorId });
+    return { id, deleted: true as const };
+  });
+}
+
+export async function setCommentLike(
+  deps: Deps,
+  actor: Actor,
+  id: number,
+  liked: boolean,
+): Promise<{ comment_id: number; liked: boolean; likes: number }> {
+  assertScope(actor, 'write');
+  return transaction(deps, async (tx) => {
+    if (!(await findLiveComment(tx, id))) throw new NotFoundError('comment');
+    if (liked) await insertCommentLike(tx, id, actor.userId);
+    else await deleteCommentLike(tx, id, actor.userId);
+    const comment = (await findLiveComment(tx, id))!;
+    return { comment_id: id, liked, likes: comment.likes };
+  });
+}

@@ -1,0 +1,49 @@
+import {
+  NotFoundError,
+  PostLockedError,
+  ValidationError,
+  type Actor,
+  type Comment,
+  type CreateCommentBody,
+} from '@community/contracts';
+import { enqueueEvent } from '@community/events';
+import { findLiveComment, insertComment } from '../../db/comments.repository';
+import { addReplies, findLivePost } from '../../db/posts.repository';
+import { transaction, type Deps } from '../deps';
+import { assertScope } from '../permissions';
+import { toComment } from '../representations';
+
+/** A reply's parent must be a live comment on the same post; a locked post takes no comments at all. */
+export async function createComment(
+  deps: Deps,
+  actor: Actor,
+  postId: number,
+  body: CreateCommentBody,
+): Promise<Comment> {
+  assertScope(actor, 'write');
+  return transaction(deps, async (tx) => {
+    const post = await findLivePost(tx, postId);
+    if (!post) throw new NotFoundError('post');
+    if (post.isLocked) throw new PostLockedError();
+    const parentId = body.parent_id ?? null;
+    if (parentId !== null) {
+      const parent = await findLiveComment(tx, parentId);
+      if (!parent || parent.postId !== postId) {
+        throw ValidationError.single(
+          'parent_id',
+          'not_found',
+          `parent_id ${parentId} is not a comment on this post`,
+        );
+      }
+    }
+    const id = await insertComment(tx, { postId, parentId, authorId: actor.userId, content: body.content });
+    await addReplies(tx, postId, 1);
+    await enqueueEvent(tx, 'comment.created', {
+      id,
+      post_id: postId,
+      author_id: actor.userId,
+      parent_id: parentId,
+    });
+    return toComment((await findLiveComment(tx, id))!);
+  });
+}

@@ -1,0 +1,24 @@
+import { NotFoundError, type Comment, type ListCommentsQuery } from '@community/contracts';
+import type { Page } from '@community/http-kit';
+import { findLiveComment, listComments as queryComments } from '../../db/comments.repository';
+import { findLivePost } from '../../db/posts.repository';
+import type { Deps } from '../deps';
+import { toComment } from '../representations';
+
+/** One flat list with replies included; each reply names its parent. */
+export async function listComments(
+  deps: Deps,
+  postId: number,
+  query: ListCommentsQuery,
+): Promise<Page<Comment>> {
+  if (!(await findLivePost(deps.sql, postId))) throw new NotFoundError('post');
+  const { page, limit, sort } = query;
+  const { rows, total } = await queryComments(deps.sql, postId, sort === 'newest', limit, (page - 1) * limit);
+  return { items: rows.map(toComment), totalItems: total, page, limit };
+}
+
+export async function readComment(deps: Deps, id: number): Promise<Comment> {
+  const row = await findLiveComment(deps.sql, id);
+  if (!row) throw new NotFoundError('comment');
+  return toComment(row);
+}

@@ -1,0 +1,34 @@
+import { ValidationError, type Actor, type CreatePostBody, type PostDetail } from '@community/contracts';
+import { enqueueEvent } from '@community/events';
+import type { Tx } from '@community/db';
+import { addPostCount, findCategory } from '../../db/categories.repository';
+import { findLivePost, insertPost } from '../../db/posts.repository';
+import { transaction, type Deps } from '../deps';
+import { assertScope } from '../permissions';
+import { toDetail } from '../representations';
+import { slugify } from '../slug';
+
+export async function assertCategoryExists(tx: Tx, categoryId: number): Promise<void> {
+  // Locked so a concurrent category delete cannot slip between this check and the insert.
+  if (!(await findCategory(tx, categoryId, { forUpdate: true }))) {
+    throw ValidationError.single('category_id', 'not_found', `category_id ${categoryId} does not exist`);
+  }
+}
+
+export async function createPost(deps: Deps, actor: Actor, body: CreatePostBody): Promise<PostDetail> {
+  assertScope(actor, 'write');
+  return transaction(deps, async (tx) => {
+    await assertCategoryExists(tx, body.category_id);
+    const id = await insertPost(tx, {
+      title: body.title,
+      slug: slugify(body.title),
+      content: body.content,
+      authorId: actor.userId,
+      categoryId: body.category_id,
+      tags: body.tags ?? [],
+    });
+    await addPostCount(tx, body.category_id, 1);
+    await enqueueEvent(tx, 'post.created', { id, title: body.title, author_id: actor.userId });
+    return toDetail((await findLivePost(tx, id))!);
+  });
+}

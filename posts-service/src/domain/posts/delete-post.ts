@@ -1,0 +1,23 @@
+import { NotFoundError, type Actor } from '@community/contracts';
+import { enqueueEvent } from '@community/events';
+import { addPostCount } from '../../db/categories.repository';
+import { findLivePost, softDeletePost } from '../../db/posts.repository';
+import { transaction, type Deps } from '../deps';
+import { assertCanChange } from '../permissions';
+
+/** Soft delete: the row stays for history, and the post is a 404 everywhere from now on. */
+export async function deletePost(
+  deps: Deps,
+  actor: Actor,
+  id: number,
+): Promise<{ id: number; deleted: true }> {
+  return transaction(deps, async (tx) => {
+    const post = await findLivePost(tx, id, { forUpdate: true });
+    if (!post) throw new NotFoundError('post');
+    assertCanChange(actor, post.authorId, 'post');
+    await softDeletePost(tx, id);
+    await addPostCount(tx, post.categoryId, -1);
+    await enqueueEvent(tx, 'post.deleted', { id, author_id: post.authorId });
+    return { id, deleted: true as const };
+  });
+}

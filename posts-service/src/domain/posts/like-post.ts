@@ -1,0 +1,30 @@
+import { NotFoundError, type Actor, type LikeResult } from '@community/contracts';
+import { enqueueEvent } from '@community/events';
+import { deleteLike, findLivePost, insertLike, likeCount } from '../../db/posts.repository';
+import { transaction, type Deps } from '../deps';
+import { assertScope } from '../permissions';
+
+/** Idempotent: liking twice is one like; unliking what was never liked is a no-op. */
+export async function setPostLike(
+  deps: Deps,
+  actor: Actor,
+  postId: number,
+  liked: boolean,
+): Promise<LikeResult> {
+  assertScope(actor, 'write');
+  return transaction(deps, async (tx) => {
+    const post = await findLivePost(tx, postId);
+    if (!post) throw new NotFoundError('post');
+    const changed = liked
+      ? await insertLike(tx, postId, actor.userId)
+      : await deleteLike(tx, postId, actor.userId);
+    if (changed) {
+      await enqueueEvent(tx, liked ? 'post.liked' : 'post.unliked', {
+        post_id: postId,
+        user_id: actor.userId,
+        author_id: post.authorId,
+      });
+    }
+    return { post_id: postId, liked, likes: await likeCount(tx, postId) };
+  });
+}

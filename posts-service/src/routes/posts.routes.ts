@@ -1,0 +1,47 @@
+import type { Router } from 'express';
+import { createPostBody, listPostsQuery, updatePostBody } from '@community/contracts';
+import {
+  parseId,
+  parseWith,
+  requireActor,
+  resource,
+  sendCreated,
+  sendData,
+  sendPage,
+} from '@community/http-kit';
+import type { Deps } from '../domain/deps';
+import { createPost } from '../domain/posts/create-post';
+import { deletePost } from '../domain/posts/delete-post';
+import { setPostLike } from '../domain/posts/like-post';
+import { listPosts, readPost } from '../domain/posts/read-posts';
+import { updatePost } from '../domain/posts/update-post';
+
+export function postsRoutes(router: Router, deps: Deps): void {
+  resource(router, '/posts', {
+    get: async (req, res) => sendPage(req, res, await listPosts(deps, parseWith(listPostsQuery, req.query))),
+    post: async (req, res) => {
+      const post = await createPost(deps, requireActor(res.locals), parseWith(createPostBody, req.body));
+      sendCreated(res, post, `/api/v1/posts/${post.id}`);
+    },
+  });
+
+  resource(router, '/posts/:id', {
+    get: async (req, res) => sendData(res, await readPost(deps, parseId(req.params.id, 'post'))),
+    put: async (req, res) => {
+      const id = parseId(req.params.id, 'post');
+      sendData(
+        res,
+        await updatePost(deps, requireActor(res.locals), id, parseWith(updatePostBody, req.body)),
+      );
+    },
+    delete: async (req, res) =>
+      sendData(res, await deletePost(deps, requireActor(res.locals), parseId(req.params.id, 'post'))),
+  });
+
+  resource(router, '/posts/:id/like', {
+    post: async (req, res) =>
+      sendData(res, await setPostLike(deps, requireActor(res.locals), parseId(req.params.id, 'post'), true)),
+    delete: async (req, res) =>
+      sendData(res, await setPostLike(deps, requireActor(res.locals), parseId(req.params.id, 'post'), false)),
+  });
+}

@@ -1,0 +1,157 @@
+/**
+ * `npm start`: checks the infrastructure, starts every service that exists with readable, prefixed
+ * logs, waits until each is ready and says where to go next. Ctrl-C stops everything cleanly.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
+import readline from 'node:readline';
+import { prettyFactory } from 'pino-pretty';
+import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL } from '@community/config';
+
+interface ServiceSpec {
+  name: string;
+  dir: string;
+  portVar: string;
+  port: number;
+  color: number;
+}
+
+const SERVICES: ServiceSpec[] = [
+  { name: 'posts', dir: 'posts-service', portVar: 'POSTS_SERVICE_PORT', port: 3001, color: 36 },
+];
+
+const root = path.resolve(__dirname, '..');
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  INTERNAL_TOKEN: process.env.INTERNAL_TOKEN || randomBytes(32).toString('base64url'),
+  DATABASE_URL: process.env.DATABASE_URL || DEFAULT_DATABASE_URL,
+  AMQP_URL: process.env.AMQP_URL || DEFAULT_AMQP_URL,
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS || 'true',
+};
+
+const INFRA = [
+  {
+    name: 'PostgreSQL',
+    url: env.DATABASE_URL!,
+    defaultPort: 5432,
+    start: 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
+  },
+  { name: 'RabbitMQ', url: env.AMQP_URL!, defaultPort: 5672, start: 'rabbitmq-server -detached' },
+];
+
+function reachable(url: string, defaultPort: number): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: hostname, port: Number(port || defaultPort), timeout: 2000 });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+const pretty = prettyFactory({
+  colorize: process.stdout.isTTY,
+  translateTime: 'HH:MM:ss',
+  ignore: 'pid,hostname,service',
+});
+
+function pipeWithPrefix(child: ChildProcess, spec: ServiceSpec): void {
+  const prefix = `\x1b[${spec.color}m${spec.name.padEnd(8)}|\x1b[0m `;
+  for (const stream of [child.stdout!, child.stderr!]) {
+    readline.createInterface({ input: stream }).on('line', (line) => {
+      const text = line.startsWith('{') ? pretty(line).trimEnd() : line;
+      process.stdout.write(`${prefix}${text}\n`);
+    });
+  }
+}
+
+async function waitReady(spec: ServiceSpec, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${spec.dir} exited during start (code ${child.exitCode})`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${spec.port}/readyz`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`${spec.dir} was not ready within 60 s`);
+}
+
+async function main(): Promise<void> {
+  for (const infra of INFRA) {
+    if (!(await reachable(infra.url, infra.defaultPort))) {
+      const safe = infra.url.replace(/\/\/([^:@/]+):[^@/]+@/, '//$1:***@');
+      process.stderr.write(`${infra.name} is not reachable at ${safe}; start it with: ${infra.start}\n`);
+      process.exit(1);
+    }
+  }
+
+  const children: ChildProcess[] = [];
+  let stopping = false;
+  const stopAll = (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
+    Promise.all(
+      children.map((child) => (child.exitCode === null ? new Promise((r) => child.once('exit', r)) : null)),
+    ).then(() => process.exit(code));
+  };
+  process.on('SIGINT', () => stopAll(0));
+  process.on('SIGTERM', () => stopAll(0));
+
+  for (const spec of SERVICES) {
+    spec.port = Number(env[spec.portVar] || spec.port);
+    const child = spawn(
+      process.execPath,
+      ['--conditions=source', '--import', 'tsx', path.join(spec.dir, 'src/main.ts')],
+      {
+        cwd: root,
+        env: { ...env, [spec.portVar]: String(spec.port) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    children.push(child);
+    pipeWithPrefix(child, spec);
+    child.once('exit', (code, signal) => {
+      if (!stopping) {
+        process.stderr.write(
+          `${spec.dir} stopped unexpectedly (${signal ?? `exit code ${code}`}); stopping the stack\n`,
+        );
+        stopAll(1);
+      }
+    });
+  }
+
+  try {
+    await Promise.all(SERVICES.map((spec, i) => waitReady(spec, children[i]!)));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    stopAll(1);
+    return;
+  }
+  const lines = [
+    '',
+    'Community Platform API is running:',
+    ...SERVICES.map(
+      (spec) => `  ${spec.dir.padEnd(16)} http://127.0.0.1:${spec.port}  (/healthz, /readyz, /metrics)`,
+    ),
+    '',
+    'Services accept only gateway-signed requests; the gateway (:8080), accounts and API keys',
+    'arrive with their own services (see README, "Status"). Press Ctrl-C to stop.',
+    '',
+  ];
+  process.stdout.write(lines.join('\n'));
+}
+
+void main();
