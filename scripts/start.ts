@@ -61,6 +61,7 @@ const pretty = prettyFactory({
   colorize: process.stdout.isTTY,
   translateTime: 'HH:MM:ss',
   ignore: 'pid,hostname,service',
+  singleLine: true,
 });
 
 function pipeWithPrefix(child: ChildProcess, spec: ServiceSpec): void {

@@ -30,7 +30,9 @@ function payload(
   role: string,
   scopes: string,
 ): string {
-  return ['v1', ts, method.toUpperCase(), url, userId, role, scopes].join('\n');
+  // An empty query (`/posts?`) reaches the service as `/posts` through some clients and proxies.
+  const target = url.endsWith('?') ? url.slice(0, -1) : url;
+  return ['v1', ts, method.toUpperCase(), target, userId, role, scopes].join('\n');
 }
 
 function sign(token: string, data: string): string {

@@ -60,6 +60,7 @@ beforeAll(async () => {
       returning id`;
     ids[post.name] = row!.id;
   }
+  await h.sql`update categories c set post_count = (select count(*) from posts p where p.category_id = c.id)`;
 });
 afterAll(() => h.stop());
 
@@ -197,5 +198,28 @@ describe('GET /api/v1/posts pagination', () => {
     expect((await h.call(alice, 'GET', '/posts?limit=1')).body.data).toHaveLength(1);
     expect((await h.call(alice, 'GET', '/posts?limit=100')).body.pagination.per_page).toBe(100);
     expect((await h.call(alice, 'GET', '/posts')).body.pagination.per_page).toBe(20);
+  });
+});
+
+describe('GET /api/v1/posts totals', () => {
+  it('keeps total_items exact through creates, moves and deletes', async () => {
+    const other = (await h.call(h.admin, 'POST', '/categories', { body: { name: 'Totals' } })).body.data.id;
+    const total = async (query: string) => {
+      const res = await h.call(alice, 'GET', `/posts?${query}`);
+      if (res.status !== 200) throw new Error(res.text);
+      return res.body.pagination.total_items;
+    };
+    const before = await total('');
+    const created = await h.call(alice, 'POST', '/posts', {
+      body: { title: 't', content: 'c', category_id: news },
+    });
+    expect(await total('')).toBe(before + 1);
+    expect(await total(`category=${news}`)).toBe(4);
+    await h.call(alice, 'PUT', `/posts/${created.body.data.id}`, { body: { category_id: other } });
+    expect(await total(`category=${news}`)).toBe(3);
+    expect(await total(`category=${other}`)).toBe(1);
+    await h.call(alice, 'DELETE', `/posts/${created.body.data.id}`);
+    expect(await total('')).toBe(before);
+    expect(await total(`category=${other}`)).toBe(0);
   });
 });

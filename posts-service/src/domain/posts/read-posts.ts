@@ -1,18 +1,23 @@
 import { NotFoundError, type ListPostsQuery, type PostDetail, type PostListItem } from '@community/contracts';
 import type { Page } from '@community/http-kit';
-import { listPosts as queryPosts, viewPost } from '../../db/posts.repository';
+import { countPosts, listPosts as queryPosts, postsByIds, viewPost } from '../../db/posts.repository';
+import { trendingPageIds } from '../../db/trending.repository';
 import type { Deps } from '../deps';
 import { toDetail, toListItem } from '../representations';
 
 export async function listPosts(deps: Deps, query: ListPostsQuery): Promise<Page<PostListItem>> {
   const { page, limit, sort, category, author, tag } = query;
-  const { rows, total } = await queryPosts(
-    deps.sql,
-    { category, author, tag },
-    sort,
-    limit,
-    (page - 1) * limit,
-  );
+  const filter = { category, author, tag };
+  const offset = (page - 1) * limit;
+  if (sort === 'trending') {
+    const [ids, total] = await Promise.all([
+      trendingPageIds(deps.sql, filter, limit, offset),
+      countPosts(deps.sql, filter),
+    ]);
+    if (ids)
+      return { items: (await postsByIds(deps.sql, ids)).map(toListItem), totalItems: total, page, limit };
+  }
+  const { rows, total } = await queryPosts(deps.sql, filter, sort, limit, offset);
   return { items: rows.map(toListItem), totalItems: total, page, limit };
 }
 
