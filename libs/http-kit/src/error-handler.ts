@@ -63,6 +63,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 
 function toAppError(err: unknown): AppError | null {
   if (err instanceof AppError) return err;
+  // A path parameter that is not valid percent-encoding cannot name a resource.
+  if (err instanceof URIError) return new NotFoundError('route');
   const type = (err as { type?: unknown } | null)?.type;
   if (typeof type === 'string' && BODY_ERRORS[type]) return BODY_ERRORS[type];
   return null;

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestListener } from 'node:http';
+import type { Duplex } from 'node:stream';
 
 export interface RunningServer {
   server: http.Server;
@@ -16,6 +17,7 @@ export async function listen(
   host = '0.0.0.0',
 ): Promise<RunningServer> {
   const server = http.createServer(handler);
+  server.on('clientError', answerUnparseable);
   // Longer than any proxy's idle keep-alive, so the gateway never writes into a socket we are closing.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -49,4 +51,26 @@ function closeServer(server: http.Server, graceMs: number): Promise<void> {
     });
     server.closeIdleConnections();
   });
+}
+
+/**
+ * Requests Node's HTTP parser rejects never reach express; answer them in the JSON envelope too
+ * instead of Node's bare `400 Bad Request`.
+ */
+function answerUnparseable(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || (err.code === 'ECONNRESET' && socket.destroyed)) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  const body = JSON.stringify(
+    tooLarge
+      ? { error: 'payload_too_large', message: 'the request headers are larger than 16 KiB' }
+      : { error: 'bad_request', message: 'the request is not valid HTTP/1.1' },
+  );
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
