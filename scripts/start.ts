@@ -8,7 +8,7 @@ import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
 import { prettyFactory } from 'pino-pretty';
-import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL } from '@community/config';
+import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL, redactUrl, START_COMMANDS } from '@community/config';
 
 interface ServiceSpec {
   name: string;
@@ -36,9 +36,9 @@ const INFRA = [
     name: 'PostgreSQL',
     url: env.DATABASE_URL!,
     defaultPort: 5432,
-    start: 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
+    start: START_COMMANDS.postgres,
   },
-  { name: 'RabbitMQ', url: env.AMQP_URL!, defaultPort: 5672, start: 'rabbitmq-server -detached' },
+  { name: 'RabbitMQ', url: env.AMQP_URL!, defaultPort: 5672, start: START_COMMANDS.rabbitmq },
 ];
 
 function reachable(url: string, defaultPort: number): Promise<boolean> {
@@ -92,8 +92,9 @@ async function waitReady(spec: ServiceSpec, child: ChildProcess): Promise<void> 
 async function main(): Promise<void> {
   for (const infra of INFRA) {
     if (!(await reachable(infra.url, infra.defaultPort))) {
-      const safe = infra.url.replace(/\/\/([^:@/]+):[^@/]+@/, '//$1:***@');
-      process.stderr.write(`${infra.name} is not reachable at ${safe}; start it with: ${infra.start}\n`);
+      process.stderr.write(
+        `${infra.name} is not reachable at ${redactUrl(infra.url)}; start it with: ${infra.start}\n`,
+      );
       process.exit(1);
     }
   }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { START_COMMANDS, unreachableError } from '@community/config';
 import { createDb, ensureDatabase, loadMigrations, migrate, pingDb } from '@community/db';
 import { AmqpConnection, EventConsumer, eventsMigrations, OutboxRelay } from '@community/events';
 import { createRegistry, listen } from '@community/http-kit';
@@ -24,12 +25,7 @@ export async function start(
   logger = createLogger({ service: SERVICE, level: config.LOG_LEVEL }),
 ) {
   await ensureDatabase(config.DATABASE_URL).catch((err: unknown) => {
-    throw unreachable(
-      'PostgreSQL',
-      config.DATABASE_URL,
-      err,
-      'pg_ctlcluster --skip-systemctl-redirect 15 main start',
-    );
+    throw unreachableError('PostgreSQL', config.DATABASE_URL, err, START_COMMANDS.postgres);
   });
   const sql = createDb(config.DATABASE_URL, { schema: SCHEMA, max: config.DB_POOL_MAX });
   const applied = await migrate(sql, SCHEMA, [...eventsMigrations, ...loadMigrations(migrationsDir())]);
@@ -93,10 +89,4 @@ export async function start(
 function migrationsDir(): string {
   // src/db/migrations in development; the build copies it next to the compiled files.
   return path.join(__dirname, 'db', 'migrations');
-}
-
-function unreachable(what: string, url: string, err: unknown, howToStart: string): Error {
-  const reason = (err as { code?: string; message?: string }).code ?? (err as Error).message;
-  const safeUrl = url.replace(/\/\/([^:@/]+):[^@/]+@/, '//$1:***@');
-  return new Error(`${what} is not reachable at ${safeUrl} (${reason}); start it with: ${howToStart}`);
 }

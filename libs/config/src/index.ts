@@ -132,3 +132,29 @@ export const dataServiceEnv = {
   DB_POOL_MAX: intVar(10, 1),
   SHUTDOWN_GRACE_MS: intVar(10_000, 0),
 };
+
+/** The URL with any password masked, fit for a log line or an error message. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
+  }
+}
+
+/** The one line a service prints when a dependency is down at start: which URL, and how to start it. */
+export function unreachableError(what: string, url: string, err: unknown, howToStart: string): Error {
+  const reason =
+    (err as { code?: string } | null)?.code ?? (err instanceof Error ? err.message : String(err));
+  return new Error(`${what} is not reachable at ${redactUrl(url)} (${reason}); start it with: ${howToStart}`);
+}
+
+/** How to start each local dependency on this project's machines (see README). */
+export const START_COMMANDS = {
+  postgres: 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
+  redis:
+    'redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log',
+  rabbitmq: 'rabbitmq-server -detached',
+} as const;

@@ -1,4 +1,5 @@
 import postgres from 'postgres';
+import { redactUrl } from '@community/config';
 
 export type Sql = postgres.Sql;
 export type Tx = postgres.TransactionSql;
@@ -75,14 +76,4 @@ const CONNECTION_ERROR_CODES = new Set([
 export function isConnectionError(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && CONNECTION_ERROR_CODES.has(code);
-}
-
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '<unparseable url>';
-  }
 }

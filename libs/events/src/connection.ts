@@ -2,7 +2,7 @@ import { connect } from 'amqplib';
 import type { ChannelModel, ConfirmChannel, Options } from 'amqplib';
 import type { Logger } from '@community/logging';
 import { backoffDelay, errorMessage } from './backoff';
-import { redactUrl } from './redact-url';
+import { redactUrl } from '@community/config';
 
 export interface AmqpConnectionOptions {
   url: string;

@@ -28,7 +28,11 @@ function endpointOf(url: string, defaultPort: number): { host: string; port: num
   }
 }
 
-/** The URL with any password masked, fit for an error message. */
+/**
+ * The URL with any password masked, fit for an error message. A copy of @community/config's
+ * redactUrl: jest's global setup runs in plain Node, where workspace libs resolve to their
+ * (unbuilt) dist, so the setup code imports no workspace package.
+ */
 export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
