@@ -22,6 +22,8 @@ const packages = [
   'libs/contracts',
   'libs/test-harness',
   'posts-service',
+  'users-service',
+  'gateway',
 ];
 
 module.exports = {

@@ -1,3 +1,5 @@
+import { ForbiddenError, InsufficientScopeError } from './errors';
+
 export const ROLES = ['member', 'moderator', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -29,4 +31,27 @@ export function isScope(value: string): value is Scope {
 export function effectiveScopes(role: Role, scopes: Iterable<string>): Set<Scope> {
   const allowed = new Set<string>(ROLE_SCOPES[role]);
   return new Set([...scopes].filter((scope): scope is Scope => isScope(scope) && allowed.has(scope)));
+}
+
+export function assertScope(actor: Actor, scope: Scope): void {
+  if (!actor.scopes.has(scope)) throw new InsufficientScopeError(scope);
+}
+
+/** Authors change their own content with `write`; others need a moderator role and the `moderate` scope. */
+export function assertCanChange(actor: Actor, ownerId: number, what: string): void {
+  assertScope(actor, 'write');
+  if (actor.userId === ownerId) return;
+  if (actor.role === 'member')
+    throw new ForbiddenError(`only the author or a moderator can change this ${what}`);
+  assertScope(actor, 'moderate');
+}
+
+export function assertModerator(actor: Actor, action: string): void {
+  if (actor.role === 'member') throw new ForbiddenError(`only moderators and admins can ${action}`);
+  assertScope(actor, 'moderate');
+}
+
+export function assertAdmin(actor: Actor, action: string): void {
+  if (actor.role !== 'admin') throw new ForbiddenError(`only admins can ${action}`);
+  assertScope(actor, 'admin');
 }

@@ -111,3 +111,12 @@ export class ServiceUnavailableError extends AppError {
     super('service_unavailable', message);
   }
 }
+
+export class RateLimitedError extends AppError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('rate_limit_exceeded', message);
+  }
+}

@@ -24,6 +24,8 @@ export const eventData = {
   'post.unliked': z.strictObject({ post_id: id, user_id: id, author_id: id }),
   'comment.deleted': z.strictObject({ id, post_id: id, author_id: id }),
   'api_key.revoked': z.strictObject({ id, user_id: id, prefix: z.string() }),
+  // role or plan changed: cached key resolutions of this user are stale
+  'user.access_changed': z.strictObject({ id }),
 } as const;
 
 export type EventType = keyof typeof eventData;

@@ -5,3 +5,4 @@ export * from './posts';
 export * from './comments';
 export * from './categories';
 export * from './events';
+export * from './users';

@@ -1,4 +1,4 @@
-import type { Tx } from '@community/db';
+import type { Sql, Tx } from '@community/db';
 import type postgres from 'postgres';
 import { createEnvelope, type EventEnvelope } from './envelope';
 
@@ -12,4 +12,17 @@ export async function enqueueEvent<T>(tx: Tx, event: string, data: T): Promise<E
     insert into outbox (event_id, event, payload)
     values (${envelope.id}, ${event}, ${tx.json(envelope as unknown as postgres.JSONValue)})`;
   return envelope;
+}
+
+/** What a use case needs to write: the pool, and a hook run after each commit (the relay's kick). */
+export interface TxDeps {
+  sql: Sql;
+  afterCommit: () => void;
+}
+
+/** Runs `work` in one transaction: the change and its outbox events commit together or not at all. */
+export async function transaction<T>(deps: TxDeps, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const result = (await deps.sql.begin(work)) as T;
+  deps.afterCommit();
+  return result;
 }

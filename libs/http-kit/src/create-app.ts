@@ -1,7 +1,7 @@
-import express, { Router, type Express } from 'express';
+import express, { Router, type Express, type RequestHandler } from 'express';
 import type { Logger } from '@community/logging';
 import { accessLog } from './access-log';
-import { jsonBody } from './body';
+import { BODY_LIMIT, jsonBody } from './body';
 import { errorHandler, notFound } from './error-handler';
 import { mountHealth, type HealthOptions } from './health';
 import { verifyIdentity } from './identity';
@@ -14,13 +14,18 @@ export interface ServiceAppOptions {
   health: HealthOptions;
   /** Mounts the service's routes on a router served under `/api/v1`. */
   routes: (router: Router) => void;
+  /** Server-rendered pages under `/account`: form bodies instead of JSON. */
+  pages?: (router: Router) => void;
+  /** Endpoints for the gateway only under `/internal` (the gateway never routes that path). */
+  internal?: (router: Router) => void;
 }
 
 /**
  * The express app every service shares: request id, metrics, access log, health, gateway-signed
  * identity, strict JSON bodies, the service's routes, 404/405 and the one error mapper.
  */
-export function createServiceApp({ logger, internalToken, health, routes }: ServiceAppOptions): Express {
+export function createServiceApp(options: ServiceAppOptions): Express {
+  const { logger, internalToken, health, routes, pages, internal } = options;
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -35,11 +40,16 @@ export function createServiceApp({ logger, internalToken, health, routes }: Serv
   mountHealth(ops, health);
   app.use(ops);
 
-  const api = Router();
-  api.use(verifyIdentity(internalToken));
-  api.use(jsonBody());
-  routes(api);
-  app.use('/api/v1', api);
+  const mount = (path: string, body: RequestHandler[], register: (router: Router) => void) => {
+    const router = Router();
+    router.use(verifyIdentity(internalToken));
+    router.use(body);
+    register(router);
+    app.use(path, router);
+  };
+  mount('/api/v1', jsonBody(), routes);
+  if (pages) mount('/account', [express.urlencoded({ extended: false, limit: BODY_LIMIT })], pages);
+  if (internal) mount('/internal', jsonBody(), internal);
 
   app.use(notFound());
   app.use(errorHandler(logger));

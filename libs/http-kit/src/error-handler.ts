@@ -1,5 +1,11 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { AppError, ERROR_STATUS, NotFoundError, ServiceUnavailableError } from '@community/contracts';
+import {
+  AppError,
+  ERROR_STATUS,
+  NotFoundError,
+  RateLimitedError,
+  ServiceUnavailableError,
+} from '@community/contracts';
 import { isConnectionError } from '@community/db';
 import type { Logger } from '@community/logging';
 import { MethodNotAllowedError } from './resource';
@@ -49,6 +55,9 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (error instanceof MethodNotAllowedError) res.setHeader('Allow', error.allow.join(', '));
     if (error instanceof ServiceUnavailableError)
       res.setHeader('Retry-After', String(error.retryAfterSeconds));
+    const retryAfter =
+      error instanceof RateLimitedError ? Math.max(1, Math.ceil(error.retryAfterSeconds)) : null;
+    if (retryAfter !== null) res.setHeader('Retry-After', String(retryAfter));
     if (error.code === 'unauthorized') {
       res.setHeader('WWW-Authenticate', 'Bearer');
       res.setHeader('Cache-Control', 'no-store');
@@ -57,6 +66,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       error: error.code,
       message: error.message,
       ...(error.details ? { details: error.details } : {}),
+      ...(retryAfter !== null ? { retry_after: retryAfter } : {}),
     });
   };
 }

@@ -8,6 +8,7 @@ export const IDENTITY_HEADERS = {
   userId: 'x-user-id',
   role: 'x-user-role',
   scopes: 'x-user-scopes',
+  clientIp: 'x-internal-client-ip',
   timestamp: 'x-internal-timestamp',
   signature: 'x-internal-signature',
 } as const;
@@ -19,66 +20,86 @@ export interface SignInput {
   /** The path and query exactly as the service will see it (`req.originalUrl`). */
   url: string;
   actor: Actor | null;
+  /** The caller's address as the gateway saw it, for per-IP limits in the services. */
+  clientIp?: string;
   now?: number;
 }
 
-function payload(
-  method: string,
-  url: string,
-  ts: string,
-  userId: string,
-  role: string,
-  scopes: string,
-): string {
-  // An empty query (`/posts?`) reaches the service as `/posts` through some clients and proxies.
-  const target = url.endsWith('?') ? url.slice(0, -1) : url;
-  return ['v1', ts, method.toUpperCase(), target, userId, role, scopes].join('\n');
+interface SignedFields {
+  ts: string;
+  method: string;
+  url: string;
+  userId: string;
+  role: string;
+  scopes: string;
+  clientIp: string;
 }
 
-function sign(token: string, data: string): string {
-  return createHmac('sha256', token).update(data).digest('base64url');
+function payload(fields: SignedFields): string {
+  // An empty query (`/posts?`) reaches the service as `/posts` through some clients and proxies.
+  const target = fields.url.endsWith('?') ? fields.url.slice(0, -1) : fields.url;
+  const { ts, method, userId, role, scopes, clientIp } = fields;
+  return ['v1', ts, method.toUpperCase(), target, userId, role, scopes, clientIp].join('\n');
+}
+
+function sign(token: string, fields: SignedFields): string {
+  return createHmac('sha256', token).update(payload(fields)).digest('base64url');
 }
 
 /** The identity headers for one upstream request, signed with INTERNAL_TOKEN. */
-export function signIdentity(
-  token: string,
-  { method, url, actor, now = Date.now() }: SignInput,
-): Record<string, string> {
-  const ts = String(Math.floor(now / 1000));
-  const userId = actor ? String(actor.userId) : '';
-  const role = actor?.role ?? '';
-  const scopes = actor ? [...actor.scopes].sort().join(' ') : '';
-  const headers: Record<string, string> = {
-    [IDENTITY_HEADERS.timestamp]: ts,
-    [IDENTITY_HEADERS.signature]: sign(token, payload(method, url, ts, userId, role, scopes)),
+export function signIdentity(token: string, input: SignInput): Record<string, string> {
+  const { method, url, actor, clientIp = '', now = Date.now() } = input;
+  const fields: SignedFields = {
+    ts: String(Math.floor(now / 1000)),
+    method,
+    url,
+    userId: actor ? String(actor.userId) : '',
+    role: actor?.role ?? '',
+    scopes: actor ? [...actor.scopes].sort().join(' ') : '',
+    clientIp,
   };
+  const headers: Record<string, string> = {
+    [IDENTITY_HEADERS.timestamp]: fields.ts,
+    [IDENTITY_HEADERS.signature]: sign(token, fields),
+  };
+  if (clientIp) headers[IDENTITY_HEADERS.clientIp] = clientIp;
   if (actor) {
-    headers[IDENTITY_HEADERS.userId] = userId;
-    headers[IDENTITY_HEADERS.role] = role;
-    headers[IDENTITY_HEADERS.scopes] = scopes;
+    headers[IDENTITY_HEADERS.userId] = fields.userId;
+    headers[IDENTITY_HEADERS.role] = fields.role;
+    headers[IDENTITY_HEADERS.scopes] = fields.scopes;
   }
   return headers;
 }
 
 const header = (value: string | string[] | undefined) => (typeof value === 'string' ? value : '');
 
-/** Verifies the gateway's signature; the caller (or null for an anonymous call) lands in `res.locals.actor`. */
+/**
+ * Verifies the gateway's signature. The caller (or null for an anonymous call) lands in
+ * `res.locals.actor`, the client address in `res.locals.clientIp`.
+ */
 export function verifyIdentity(token: string): RequestHandler {
   return (req, res, next) => {
-    const ts = header(req.headers[IDENTITY_HEADERS.timestamp]);
     const given = header(req.headers[IDENTITY_HEADERS.signature]);
-    const userId = header(req.headers[IDENTITY_HEADERS.userId]);
-    const role = header(req.headers[IDENTITY_HEADERS.role]);
-    const scopes = header(req.headers[IDENTITY_HEADERS.scopes]);
-    const expected = sign(token, payload(req.method, req.originalUrl, ts, userId, role, scopes));
-    const fresh = Math.abs(Date.now() / 1000 - Number(ts)) <= MAX_SKEW_SECONDS;
+    const fields: SignedFields = {
+      ts: header(req.headers[IDENTITY_HEADERS.timestamp]),
+      method: req.method,
+      url: req.originalUrl,
+      userId: header(req.headers[IDENTITY_HEADERS.userId]),
+      role: header(req.headers[IDENTITY_HEADERS.role]),
+      scopes: header(req.headers[IDENTITY_HEADERS.scopes]),
+      clientIp: header(req.headers[IDENTITY_HEADERS.clientIp]),
+    };
+    const expected = sign(token, fields);
+    const fresh = Math.abs(Date.now() / 1000 - Number(fields.ts)) <= MAX_SKEW_SECONDS;
     const valid =
       fresh && given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
     if (!valid) return next(new UnauthorizedError('requests must come through the API gateway'));
-    if (!userId) {
+    res.locals.clientIp = fields.clientIp || req.socket.remoteAddress || 'unknown';
+    if (!fields.userId) {
       res.locals.actor = null;
       return next();
     }
+    const { userId, role, scopes } = fields;
     if (!/^[1-9]\d{0,9}$/.test(userId) || !isRole(role)) {
       return next(new UnauthorizedError('requests must come through the API gateway'));
     }

@@ -9,3 +9,4 @@ export type { TcpProxy } from './tcp-proxy';
 export { startTcpProxy } from './tcp-proxy';
 export { freePort } from './free-port';
 export { probeQueue, type ProbeQueue } from './probe-queue';
+export { apiClient, actor, type ApiResponse, type RequestOptions } from './api-client';

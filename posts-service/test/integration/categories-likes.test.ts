@@ -1,5 +1,5 @@
 import { categorySchema, likeResult, listEnvelope, singleEnvelope } from '@community/contracts';
-import { actor } from '../support/api-client';
+import { actor } from '@community/test-harness';
 import { alice, bob, createCategory, createPost, moderator } from '../support/fixtures';
 import { startPostsService, type PostsHarness } from '../support/posts-harness';
 

@@ -1,5 +1,5 @@
 import { errorEnvelope, postDetail, singleEnvelope, deletedSchema } from '@community/contracts';
-import { actor } from '../support/api-client';
+import { actor } from '@community/test-harness';
 import {
   alice,
   bob,

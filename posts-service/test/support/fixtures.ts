@@ -1,5 +1,5 @@
 import type { PostsHarness } from './posts-harness';
-import { actor } from './api-client';
+import { actor } from '@community/test-harness';
 
 export const alice = actor(101);
 export const bob = actor(102);

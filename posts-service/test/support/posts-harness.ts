@@ -10,7 +10,7 @@ import {
 } from '@community/test-harness';
 import { parsePostsConfig, type PostsConfig } from '../../src/config';
 import { SCHEMA, SERVICE, start } from '../../src/start';
-import { actor, apiClient } from './api-client';
+import { actor, apiClient } from '@community/test-harness';
 
 export interface PostsHarness {
   config: PostsConfig;

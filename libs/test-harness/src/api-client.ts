@@ -9,6 +9,8 @@ export interface ApiResponse<T = any> {
 }
 
 export interface RequestOptions {
+  /** Client address the gateway vouches for (per-IP limits in the services). */
+  clientIp?: string;
   body?: unknown;
   /** A raw body sent as-is (for malformed JSON, wrong media types). */
   raw?: string;
@@ -29,9 +31,12 @@ export function apiClient(baseUrl: string, internalToken: string) {
     path: string,
     options: RequestOptions = {},
   ): Promise<ApiResponse<T>> {
-    const url = `/api/v1${path}`;
+    // Paths outside the API (/internal/…, /account/…) are given whole.
+    const url = path.startsWith('/internal/') || path.startsWith('/account') ? path : `/api/v1${path}`;
     const headers: Record<string, string> = {
-      ...(options.unsigned ? {} : signIdentity(internalToken, { method, url, actor: as })),
+      ...(options.unsigned
+        ? {}
+        : signIdentity(internalToken, { method, url, actor: as, clientIp: options.clientIp })),
       ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
       ...options.headers,
     };
