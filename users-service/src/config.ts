@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { dataServiceEnv, loadConfig, parseConfig, portVar } from '@community/config';
+import { email, password, username } from '@community/contracts';
+
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+
+export const usersConfigSchema = z
+  .object({
+    ...dataServiceEnv,
+    USERS_SERVICE_PORT: portVar(3002),
+    ADMIN_USERNAME: optional(username),
+    ADMIN_PASSWORD: optional(password),
+    ADMIN_EMAIL: optional(email),
+  })
+  .superRefine((env, ctx) => {
+    // The admin bootstrap needs all three or none.
+    const admin = ['ADMIN_USERNAME', 'ADMIN_PASSWORD', 'ADMIN_EMAIL'] as const;
+    const given = admin.filter((name) => env[name] !== undefined);
+    if (given.length === 0 || given.length === admin.length) return;
+    for (const name of admin.filter((n) => env[n] === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: `must be set together with ${given.join(' and ')}`,
+      });
+    }
+  });
+
+export type UsersConfig = z.output<typeof usersConfigSchema>;
+
+export const readConfig = (env: NodeJS.ProcessEnv = process.env): UsersConfig =>
+  loadConfig(usersConfigSchema, env);
+export const parseUsersConfig = (env: NodeJS.ProcessEnv): UsersConfig => parseConfig(usersConfigSchema, env);

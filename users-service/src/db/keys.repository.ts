@@ -1,0 +1,74 @@
+import type { Plan, Role, Scope } from '@community/contracts';
+import type { Sql, Tx } from '@community/db';
+import type { ApiKeyRow } from './rows';
+
+type Db = Sql | Tx;
+
+const KEY_COLUMNS = (db: Db) =>
+  db`k.id, k.user_id, k.name, k.prefix, k.scopes, k.created_at, k.expires_at, k.last_used_at`;
+
+export async function insertKey(
+  tx: Tx,
+  key: {
+    userId: number;
+    name: string;
+    prefix: string;
+    hash: Buffer;
+    scopes: Scope[];
+    expiresAt: Date | null;
+  },
+): Promise<ApiKeyRow> {
+  const [row] = await tx<ApiKeyRow[]>`
+    insert into api_keys as k (user_id, name, prefix, key_hash, scopes, expires_at)
+    values (${key.userId}, ${key.name}, ${key.prefix}, ${key.hash}, ${key.scopes}::text[], ${key.expiresAt})
+    returning ${KEY_COLUMNS(tx)}`;
+  return row!;
+}
+
+/** Live keys of a user: not revoked, expired ones included (the owner sees them expire). */
+export async function listKeys(db: Db, userId: number): Promise<ApiKeyRow[]> {
+  return db<ApiKeyRow[]>`
+    select ${KEY_COLUMNS(db)} from api_keys k
+    where k.user_id = ${userId} and k.revoked_at is null
+    order by k.created_at desc, k.id desc`;
+}
+
+/** Revokes one of the user's keys; null when there is no such live key. */
+export async function revokeKey(tx: Tx, userId: number, id: number): Promise<ApiKeyRow | null> {
+  const [row] = await tx<ApiKeyRow[]>`
+    update api_keys k set revoked_at = now()
+    where k.id = ${id} and k.user_id = ${userId} and k.revoked_at is null
+    returning ${KEY_COLUMNS(tx)}`;
+  return row ?? null;
+}
+
+export interface KeyOwner {
+  keyId: number;
+  userId: number;
+  role: Role;
+  plan: Plan;
+  hourlyLimit: number | null;
+  dailyLimit: number | null;
+  scopes: Scope[];
+  expiresAt: Date | null;
+}
+
+/** The live, unexpired key with this hash and its owner's rights. */
+export async function findKeyOwner(db: Db, hash: Buffer): Promise<KeyOwner | null> {
+  const [row] = await db<KeyOwner[]>`
+    select k.id as key_id, k.user_id, u.role, u.plan, u.hourly_limit, u.daily_limit, k.scopes, k.expires_at
+    from api_keys k join users u on u.id = k.user_id
+    where k.key_hash = ${hash} and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())`;
+  return row ?? null;
+}
+
+/** Writes many last-used times in one statement; a time never moves backwards. */
+export async function recordKeyUsage(db: Db, used: { keyId: number; at: Date }[]): Promise<void> {
+  if (used.length === 0) return;
+  const ids = used.map((u) => u.keyId);
+  const times = used.map((u) => u.at.toISOString());
+  await db`
+    update api_keys k set last_used_at = greatest(coalesce(k.last_used_at, u.at), u.at)
+    from unnest(${ids}::int[], ${times}::timestamptz[]) as u(id, at)
+    where k.id = u.id`;
+}

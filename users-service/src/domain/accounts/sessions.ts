@@ -1,0 +1,84 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { UnauthorizedError, type Role } from '@community/contracts';
+import type { Sql } from '@community/db';
+import { deleteSession, findSession as querySession, insertSession } from '../../db/sessions.repository';
+import { clearBucket, recordEvent } from '../../db/throttle.repository';
+import { findUserByUsername } from '../../db/users.repository';
+import { DUMMY_HASH_PROMISE, verifyPassword } from '../passwords';
+import { assertUnderLimit } from '../throttle';
+
+export const SESSION_TTL_SECONDS = 7 * 24 * 3600;
+export const FAILED_LOGINS_ALLOWED = 10;
+export const FAILED_LOGIN_WINDOW_SECONDS = 15 * 60;
+
+export interface Session {
+  userId: number;
+  username: string;
+  displayName: string;
+  role: Role;
+  csrfToken: string;
+}
+
+const sessionId = (token: string) => createHash('sha256').update(token).digest();
+
+/**
+ * Checks the password and opens a session. Ten failures within 15 minutes for one account from one
+ * address lock that pair out for the rest of the window, even with the right password.
+ */
+export async function login(
+  sql: Sql,
+  credentials: { username: string; password: string },
+  clientIp: string,
+): Promise<{ token: string; session: Session }> {
+  const username = credentials.username.trim().toLowerCase();
+  const bucket = `login:${username}:${clientIp}`;
+  await assertUnderLimit(
+    sql,
+    bucket,
+    FAILED_LOGINS_ALLOWED,
+    FAILED_LOGIN_WINDOW_SECONDS,
+    'too many failed logins; try again later',
+  );
+  const user = await findUserByUsername(sql, username);
+  const valid = await verifyPassword(credentials.password, user?.passwordHash ?? (await DUMMY_HASH_PROMISE));
+  if (!user || !valid) {
+    await recordEvent(sql, bucket);
+    throw new UnauthorizedError('wrong username or password');
+  }
+  await clearBucket(sql, bucket);
+  const token = randomBytes(32).toString('base64url');
+  const csrfToken = randomBytes(24).toString('base64url');
+  await insertSession(sql, {
+    id: sessionId(token),
+    userId: user.id,
+    csrfToken,
+    expiresAt: new Date(Date.now() + SESSION_TTL_SECONDS * 1000),
+  });
+  return {
+    token,
+    session: {
+      userId: user.id,
+      username: user.username,
+      displayName: user.displayName,
+      role: user.role,
+      csrfToken,
+    },
+  };
+}
+
+export async function findSession(sql: Sql, token: string | undefined): Promise<Session | null> {
+  if (!token || token.length > 200) return null;
+  const row = await querySession(sql, sessionId(token));
+  if (!row) return null;
+  return {
+    userId: row.userId,
+    username: row.username,
+    displayName: row.displayName,
+    role: row.role,
+    csrfToken: row.csrfToken,
+  };
+}
+
+export async function logout(sql: Sql, token: string | undefined): Promise<void> {
+  if (token) await deleteSession(sql, sessionId(token));
+}

@@ -1,0 +1,81 @@
+import {
+  ConflictError,
+  InsufficientScopeError,
+  NotFoundError,
+  toTimestamp,
+  type ApiKey,
+  type CreatedKey,
+  type CreateKeyBody,
+  type Scope,
+} from '@community/contracts';
+import { enqueueEvent, transaction, type TxDeps } from '@community/events';
+import type { Sql } from '@community/db';
+import { insertKey, listKeys as queryKeys, revokeKey as markRevoked } from '../../db/keys.repository';
+import type { ApiKeyRow } from '../../db/rows';
+import { generateKey } from './key-material';
+
+export const DEFAULT_KEY_SCOPES: Scope[] = ['read', 'write'];
+export const MAX_KEYS_PER_USER = 50;
+
+/** Whoever mints a key: the user, and the scopes the minting credential holds. */
+export interface KeyCreator {
+  userId: number;
+  scopes: ReadonlySet<Scope>;
+}
+
+export function toApiKey(row: ApiKeyRow): ApiKey {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: row.scopes,
+    created_at: toTimestamp(row.createdAt),
+    expires_at: row.expiresAt ? toTimestamp(row.expiresAt) : null,
+    last_used_at: row.lastUsedAt ? toTimestamp(row.lastUsedAt) : null,
+  };
+}
+
+/** A new key, never with a scope its creator lacks; the only time the key itself is returned. */
+export async function createKey(deps: TxDeps, creator: KeyCreator, body: CreateKeyBody): Promise<CreatedKey> {
+  const scopes = body.scopes ?? DEFAULT_KEY_SCOPES.filter((scope) => creator.scopes.has(scope));
+  const beyond = scopes.find((scope) => !creator.scopes.has(scope));
+  if (beyond) throw new InsufficientScopeError(beyond);
+  const material = generateKey();
+  const row = await transaction(deps, async (tx) => {
+    const [{ count }] = (await tx`
+      select count(*)::int as count from api_keys where user_id = ${creator.userId} and revoked_at is null`) as unknown as [
+      { count: number },
+    ];
+    if (count >= MAX_KEYS_PER_USER) {
+      throw new ConflictError(`you already have ${MAX_KEYS_PER_USER} live keys; revoke one first`);
+    }
+    return insertKey(tx, {
+      userId: creator.userId,
+      name: body.name,
+      prefix: material.prefix,
+      hash: material.hash,
+      scopes,
+      expiresAt: body.expires_at ?? null,
+    });
+  });
+  const { last_used_at: _unused, ...key } = toApiKey(row);
+  return { ...key, key: material.key };
+}
+
+export async function listKeys(sql: Sql, userId: number): Promise<ApiKey[]> {
+  return (await queryKeys(sql, userId)).map(toApiKey);
+}
+
+/** Revokes one of the caller's keys; another user's key is a 404, as if it did not exist. */
+export async function revokeKey(
+  deps: TxDeps,
+  userId: number,
+  keyId: number,
+): Promise<{ id: number; deleted: true }> {
+  return transaction(deps, async (tx) => {
+    const row = await markRevoked(tx, userId, keyId);
+    if (!row) throw new NotFoundError('key');
+    await enqueueEvent(tx, 'api_key.revoked', { id: row.id, user_id: userId, prefix: row.prefix });
+    return { id: row.id, deleted: true as const };
+  });
+}

@@ -1,0 +1,33 @@
+import {
+  DEFAULT_AVATAR,
+  NotFoundError,
+  ValidationError,
+  type Me,
+  type UpdateMeBody,
+} from '@community/contracts';
+import { enqueueEvent, transaction, type TxDeps } from '@community/events';
+import { findUser, updateProfile } from '../../db/users.repository';
+import { toMe } from './representations';
+
+/** Changes the caller's profile and tells the replicas (`user.updated`) when something really changed. */
+export async function updateMe(deps: TxDeps, userId: number, body: UpdateMeBody): Promise<Me> {
+  if (body.display_name === undefined && body.bio === undefined && body.avatar === undefined) {
+    throw ValidationError.single('body', 'required', 'body must contain at least one field to change');
+  }
+  return transaction(deps, async (tx) => {
+    const before = await findUser(tx, userId);
+    if (!before) throw new NotFoundError('user');
+    await updateProfile(tx, userId, { displayName: body.display_name, bio: body.bio, avatar: body.avatar });
+    const after = (await findUser(tx, userId))!;
+    const visibleChange = after.displayName !== before.displayName || after.avatar !== before.avatar;
+    if (visibleChange) {
+      await enqueueEvent(tx, 'user.updated', {
+        id: after.id,
+        username: after.username,
+        display_name: after.displayName,
+        avatar: after.avatar ?? DEFAULT_AVATAR,
+      });
+    }
+    return toMe(after);
+  });
+}

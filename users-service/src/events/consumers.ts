@@ -1,0 +1,1 @@
+export { statsHandlers as handlers } from '../domain/stats';

@@ -1,0 +1,87 @@
+import type { Request, Response, Router } from 'express';
+import { createKeyBody, ROLE_SCOPES, ValidationError } from '@community/contracts';
+import type { TxDeps } from '@community/events';
+import { parseId, parseWith, resource } from '@community/http-kit';
+import type { Session } from '../domain/accounts/sessions';
+import { createKey, DEFAULT_KEY_SCOPES, listKeys, revokeKey } from '../domain/keys/manage-keys';
+import { apiKeysMain, type KeyFormValues, type KeysView } from './api-keys.view';
+import { assertSessionCsrf } from './csrf';
+import { formValue, formValues } from './forms';
+import { API_PAGE, renderPage } from './layout';
+import { toProblem } from './problems';
+import { sessionOrLogin } from './session';
+
+const DEFAULT_FORM: KeyFormValues = { name: '', scopes: DEFAULT_KEY_SCOPES, expires_at: '' };
+
+async function showPage(deps: TxDeps, res: Response, status: number, view: Omit<KeysView, 'keys'>) {
+  const keys = await listKeys(deps.sql, view.session.userId);
+  renderPage(res, status, {
+    title: 'API keys',
+    session: view.session,
+    current: 'api',
+    main: apiKeysMain({ ...view, keys }),
+  });
+}
+
+/** The form's fields as the key API's body; a date input gives a day, the API wants an instant. */
+function keyBody(form: KeyFormValues) {
+  const expires = form.expires_at.trim();
+  if (expires && !/^\d{4}-\d{2}-\d{2}$/.test(expires)) {
+    throw ValidationError.single('expires_at', 'invalid_value', 'expires_at must be a date (YYYY-MM-DD)');
+  }
+  return parseWith(createKeyBody, {
+    name: form.name,
+    scopes: form.scopes,
+    expires_at: expires ? `${expires}T00:00:00Z` : undefined,
+  });
+}
+
+async function generate(deps: TxDeps, req: Request, res: Response, session: Session) {
+  assertSessionCsrf(req, session);
+  const form: KeyFormValues = {
+    name: formValue(req.body, 'name'),
+    scopes: formValues(req.body, 'scopes'),
+    expires_at: formValue(req.body, 'expires_at'),
+  };
+  try {
+    // A session may grant whatever the user's role allows, as on the key API.
+    const creator = { userId: session.userId, scopes: new Set(ROLE_SCOPES[session.role]) };
+    const newKey = await createKey(deps, creator, keyBody(form));
+    // Rendered in this response and nowhere else: no redirect, no URL, no cache.
+    await showPage(deps, res, 201, { session, form: DEFAULT_FORM, newKey });
+  } catch (err) {
+    const problem = toProblem(err, res);
+    if (!problem) throw err;
+    await showPage(deps, res, problem.status, { session, form, problem });
+  }
+}
+
+export function apiKeysPages(router: Router, deps: TxDeps): void {
+  resource(router, '/settings/api', {
+    get: async (req, res) => {
+      const session = await sessionOrLogin(deps.sql, req, res, API_PAGE);
+      if (!session) return;
+      const notice = req.query.revoked === '1' ? 'The key was revoked; it no longer works.' : undefined;
+      await showPage(deps, res, 200, { session, form: DEFAULT_FORM, notice });
+    },
+  });
+
+  resource(router, '/settings/api/keys', {
+    // Someone who lands here by address (not by the form) wants the API page.
+    get: (_req, res) => res.redirect(303, API_PAGE),
+    post: async (req, res) => {
+      const session = await sessionOrLogin(deps.sql, req, res, API_PAGE);
+      if (session) await generate(deps, req, res, session);
+    },
+  });
+
+  resource(router, '/settings/api/keys/:id/revoke', {
+    post: async (req, res) => {
+      const session = await sessionOrLogin(deps.sql, req, res, API_PAGE);
+      if (!session) return;
+      assertSessionCsrf(req, session);
+      await revokeKey(deps, session.userId, parseId(req.params.id, 'key'));
+      res.redirect(303, `${API_PAGE}?revoked=1`);
+    },
+  });
+}

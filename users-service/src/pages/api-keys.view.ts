@@ -1,0 +1,159 @@
+import { ROLE_SCOPES, type ApiKey, type CreatedKey, type Scope } from '@community/contracts';
+import type { Session } from '../domain/accounts/sessions';
+import { csrfInput, formAlert, inputField } from './forms';
+import { html, type Html } from './html';
+import { API_PAGE } from './layout';
+import type { Problem } from './problems';
+
+export interface KeyFormValues {
+  name: string;
+  scopes: string[];
+  expires_at: string;
+}
+
+export interface KeysView {
+  session: Session;
+  keys: ApiKey[];
+  form: KeyFormValues;
+  /** Shown once, right after it was made; never stored or sent again. */
+  newKey?: CreatedKey;
+  problem?: Problem;
+  notice?: string;
+}
+
+const SCOPE_HINTS: Record<Scope, string> = {
+  read: 'read everything public (every GET)',
+  write: 'create and change your own posts, comments, likes and profile',
+  webhooks: 'manage your webhooks',
+  keys: 'create and revoke API keys',
+  moderate: 'pin, lock, edit and delete other people’s content',
+  admin: 'manage categories, plans and roles',
+};
+
+const when = (timestamp: string | null, none: string) =>
+  timestamp
+    ? html`<time datetime="${timestamp}">${timestamp.slice(0, 16).replace('T', ' ')} UTC</time>`
+    : html`<span class="muted">${none}</span>`;
+
+const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+
+function newKeyBox(key: CreatedKey): Html {
+  return html`<section class="new-key" role="alert" aria-labelledby="new-key-heading">
+    <h2 id="new-key-heading">Your new key “${key.name}”</h2>
+    <p>
+      <strong>Copy it now — you won’t see it again.</strong> We store only a fingerprint of it, so nobody can
+      show it to you later. If you lose it, revoke it and generate another.
+    </p>
+    <code id="new-key">${key.key}</code>
+    <button type="button" id="copy-key" hidden>Copy key</button>
+    <p id="copy-status" class="muted" role="status"></p>
+    <p class="hint">Send it as <code>Authorization: Bearer &lt;key&gt;</code>.</p>
+  </section>`;
+}
+
+function keyRow(key: ApiKey, csrfToken: string): Html {
+  const expired = key.expires_at !== null && Date.parse(key.expires_at) <= Date.now();
+  return html`<tr data-key-id="${key.id}">
+    <td>${key.name}</td>
+    <td><code>${key.prefix}…</code></td>
+    <td>${key.scopes.join(' ')}</td>
+    <td>${when(key.created_at, '')}</td>
+    <td>${when(key.last_used_at, 'Never')}</td>
+    <td>${when(key.expires_at, 'Never')}${expired && html` <strong>(expired)</strong>`}</td>
+    <td>
+      <form
+        class="inline"
+        method="post"
+        action="${API_PAGE}/keys/${key.id}/revoke"
+        data-confirm="Revoke the key “${key.name}”? Programs using it stop working at once."
+      >
+        ${csrfInput(csrfToken)}
+        <button type="submit" class="revoke" aria-label="Revoke key ${key.name}">Revoke</button>
+      </form>
+    </td>
+  </tr>`;
+}
+
+function keysTable(view: KeysView): Html {
+  if (view.keys.length === 0) return html`<p class="muted">You have no API keys yet.</p>`;
+  return html`<div class="table-wrap" role="region" aria-labelledby="keys-heading" tabindex="0">
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Prefix</th>
+          <th scope="col">Scopes</th>
+          <th scope="col">Created</th>
+          <th scope="col">Last used</th>
+          <th scope="col">Expires</th>
+          <th scope="col"><span class="muted">Action</span></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${view.keys.map((key) => keyRow(key, view.session.csrfToken))}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+function scopeBoxes(view: KeysView): Html {
+  const error = view.problem?.fields.scopes;
+  return html`<fieldset${error && html` aria-describedby="scopes-error"`}>
+    <legend>Scopes</legend>
+    ${ROLE_SCOPES[view.session.role].map(
+      (scope) =>
+        html`<div class="check">
+          <input
+            type="checkbox"
+            id="scope-${scope}"
+            name="scopes"
+            value="${scope}"
+            ${view.form.scopes.includes(scope) && html` checked`}
+          />
+          <label for="scope-${scope}"><strong>${scope}</strong> — ${SCOPE_HINTS[scope]}</label>
+        </div>`,
+    )}
+    ${error && html`<p class="field-error" id="scopes-error">${error}</p>`}
+  </fieldset>`;
+}
+
+function generateForm(view: KeysView): Html {
+  const { problem, form } = view;
+  return html`<h2 id="generate-heading">Generate new key</h2>
+    ${formAlert(problem)}
+    <form id="generate-key-form" method="post" action="${API_PAGE}/keys" novalidate>
+      ${csrfInput(view.session.csrfToken)}
+      ${inputField({
+        problem,
+        name: 'name',
+        label: 'Name',
+        value: form.name,
+        required: true,
+        hint: 'What will use it, e.g. “backup script”.',
+        attributes: html` maxlength="100"`,
+      })}
+      ${scopeBoxes(view)}
+      ${inputField({
+        problem,
+        name: 'expires_at',
+        label: 'Expires on (optional)',
+        type: 'date',
+        value: form.expires_at,
+        hint: 'The key stops working at 00:00 UTC that day. Empty: never.',
+        attributes: html` min="${tomorrow()}"`,
+      })}
+      <button type="submit">Generate key</button>
+    </form>`;
+}
+
+export function apiKeysMain(view: KeysView): Html {
+  return html`<h1>API keys</h1>
+    <p>
+      Keys let your programs call the Community Platform API as you. Give each program its own key with only
+      the scopes it needs.
+    </p>
+    ${view.notice && html`<div class="alert ok" role="status"><p>${view.notice}</p></div>`}
+    ${view.newKey && newKeyBox(view.newKey)}
+    <h2 id="keys-heading">Your keys</h2>
+    ${keysTable(view)} ${generateForm(view)}`;
+}

@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+import type { RequestHandler, Response } from 'express';
+
+const policy = (nonce: string) =>
+  [
+    "default-src 'none'",
+    "style-src 'self' 'unsafe-inline'",
+    `script-src 'self' 'nonce-${nonce}'`,
+    "img-src 'self' data: https:",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+
+/**
+ * The headers every account page carries; returns the response's script nonce. Idempotent, so an
+ * error page rendered before the middleware ran (a bad gateway signature) still gets them.
+ */
+export function securityHeaders(res: Response): string {
+  const existing: unknown = res.locals.cspNonce;
+  if (typeof existing === 'string') return existing;
+  const nonce = randomBytes(16).toString('base64');
+  res.locals.cspNonce = nonce;
+  res.setHeader('Content-Security-Policy', policy(nonce));
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'same-origin');
+  // Pages show CSRF tokens, and one shows a new API key: nothing here may be cached anywhere.
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('X-Frame-Options', 'DENY');
+  return nonce;
+}
+
+export const pageHeaders: RequestHandler = (_req, res, next) => {
+  securityHeaders(res);
+  next();
+};

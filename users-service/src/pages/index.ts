@@ -1,0 +1,33 @@
+import type { Router } from 'express';
+import type { TxDeps } from '@community/events';
+import { resource } from '@community/http-kit';
+import type { Logger } from '@community/logging';
+import { currentSession } from '../routes/credentials';
+import { apiKeysPages } from './api-keys.page';
+import { notFoundPage, pageErrors } from './errors';
+import { pageHeaders } from './headers';
+import { API_PAGE, LOGIN_PAGE } from './layout';
+import { loginPages } from './login.page';
+import { registerPage } from './register.page';
+import { settingsPage } from './settings.page';
+
+export interface PagesDeps extends TxDeps {
+  logger: Logger;
+}
+
+/**
+ * The account pages (DESIGN.md §5), on the router served under /account: server-rendered HTML with
+ * form posts, a session cookie and a CSRF token on every form.
+ */
+export function accountPages(router: Router, deps: PagesDeps): void {
+  router.use(pageHeaders);
+  resource(router, '/', {
+    get: async (req, res) => res.redirect(303, (await currentSession(deps.sql, req)) ? API_PAGE : LOGIN_PAGE),
+  });
+  registerPage(router, deps);
+  loginPages(router, deps);
+  settingsPage(router, deps);
+  apiKeysPages(router, deps);
+  router.use(notFoundPage);
+  router.use(pageErrors(deps.logger));
+}

@@ -1,0 +1,106 @@
+import type { Request, Response, Router } from 'express';
+import { DEFAULT_AVATAR, updateMeBody } from '@community/contracts';
+import type { TxDeps } from '@community/events';
+import { parseWith, resource } from '@community/http-kit';
+import type { Session } from '../domain/accounts/sessions';
+import { readMe } from '../domain/users/read-users';
+import { updateMe } from '../domain/users/update-me';
+import { assertSessionCsrf } from './csrf';
+import { csrfInput, formAlert, formValue, inputField, textareaField } from './forms';
+import { html } from './html';
+import { renderPage, SETTINGS_PAGE } from './layout';
+import { toProblem, type Problem } from './problems';
+import { sessionOrLogin } from './session';
+
+interface ProfileValues {
+  display_name: string;
+  bio: string;
+  avatar: string;
+}
+
+interface SettingsView {
+  session: Session;
+  values: ProfileValues;
+  /** The avatar as it is saved now, for the preview. */
+  avatarUrl: string;
+  saved?: boolean;
+  problem?: Problem;
+}
+
+function showForm(res: Response, status: number, view: SettingsView) {
+  const { session, values, problem } = view;
+  renderPage(res, status, {
+    title: 'Profile settings',
+    session,
+    current: 'settings',
+    main: html`<h1>Profile settings</h1>
+      ${view.saved && html`<div class="alert ok" role="status"><p>Your profile was saved.</p></div>`}
+      ${formAlert(problem)}
+      <p>
+        <img class="avatar" src="${view.avatarUrl}" alt="" width="64" height="64" />
+        <strong>${session.displayName}</strong> <span class="muted">@${session.username}</span>
+      </p>
+      <form id="profile-form" method="post" action="${SETTINGS_PAGE}" novalidate>
+        ${csrfInput(session.csrfToken)}
+        ${inputField({
+          problem,
+          name: 'display_name',
+          label: 'Display name',
+          value: values.display_name,
+          required: true,
+          hint: 'Up to 50 characters.',
+          autocomplete: 'nickname',
+        })}
+        ${textareaField({ problem, name: 'bio', label: 'Bio', value: values.bio, hint: 'Up to 500 characters.' })}
+        ${inputField({
+          problem,
+          name: 'avatar',
+          label: 'Avatar URL',
+          type: 'url',
+          value: values.avatar,
+          hint: 'An http(s) image address; leave empty for the default picture.',
+          autocomplete: 'photo',
+        })}
+        <button type="submit">Save profile</button>
+      </form>`,
+  });
+}
+
+async function currentValues(deps: TxDeps, session: Session) {
+  const me = await readMe(deps.sql, session.userId);
+  // The default picture is what an unset avatar reads as; the form shows it as empty again.
+  const avatar = me.avatar === DEFAULT_AVATAR ? '' : me.avatar;
+  return { values: { display_name: me.display_name, bio: me.bio, avatar }, avatarUrl: me.avatar };
+}
+
+export function settingsPage(router: Router, deps: TxDeps): void {
+  resource(router, '/settings', {
+    get: async (req: Request, res: Response) => {
+      const session = await sessionOrLogin(deps.sql, req, res, SETTINGS_PAGE);
+      if (!session) return;
+      const current = await currentValues(deps, session);
+      showForm(res, 200, { session, ...current, saved: req.query.saved === '1' });
+    },
+    post: async (req: Request, res: Response) => {
+      const session = await sessionOrLogin(deps.sql, req, res, SETTINGS_PAGE);
+      if (!session) return;
+      assertSessionCsrf(req, session);
+      const values: ProfileValues = {
+        display_name: formValue(req.body, 'display_name'),
+        bio: formValue(req.body, 'bio'),
+        avatar: formValue(req.body, 'avatar'),
+      };
+      try {
+        const body = parseWith(updateMeBody, { ...values, avatar: values.avatar.trim() || null });
+        await updateMe(deps, session.userId, body);
+      } catch (err) {
+        const problem = toProblem(err, res);
+        if (!problem) throw err;
+        const { avatarUrl } = await currentValues(deps, session);
+        return showForm(res, problem.status, { session, values, avatarUrl, problem });
+      }
+      // Post/redirect/get: a reload shows the saved profile instead of sending the form again.
+      res.redirect(303, `${SETTINGS_PAGE}?saved=1`);
+    },
+  });
+}

@@ -1,0 +1,50 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { parse as parseCookies } from 'cookie';
+import {
+  assertScope,
+  ForbiddenError,
+  ROLE_SCOPES,
+  UnauthorizedError,
+  type Actor,
+} from '@community/contracts';
+import type { Sql } from '@community/db';
+import { findSession, type Session } from '../domain/accounts/sessions';
+import type { KeyCreator } from '../domain/keys/manage-keys';
+
+export const SESSION_COOKIE = 'cp_session';
+
+export function sessionToken(req: Request): string | undefined {
+  const header = req.headers.cookie;
+  return header ? parseCookies(header)[SESSION_COOKIE] : undefined;
+}
+
+export function sameSecret(given: unknown, expected: string): boolean {
+  if (typeof given !== 'string') return false;
+  // Compare bytes, not characters: a non-ASCII string of the right length has more bytes.
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export async function currentSession(sql: Sql, req: Request): Promise<Session | null> {
+  return findSession(sql, sessionToken(req));
+}
+
+/**
+ * Who may manage keys (DESIGN.md §5): a bearer key with the `keys` scope, or the account session
+ * cookie with its CSRF token in `x-csrf-token` — how the account pages mint the first key.
+ */
+export async function keyCredential(sql: Sql, req: Request, res: Response): Promise<KeyCreator> {
+  const actor = res.locals.actor as Actor | null;
+  if (actor) {
+    assertScope(actor, 'keys');
+    return { userId: actor.userId, scopes: actor.scopes };
+  }
+  const session = await currentSession(sql, req);
+  if (!session) throw new UnauthorizedError('a key with the keys scope, or an account session, is required');
+  if (!sameSecret(req.headers['x-csrf-token'], session.csrfToken)) {
+    throw new ForbiddenError('the x-csrf-token header must carry the CSRF token of your session');
+  }
+  return { userId: session.userId, scopes: new Set(ROLE_SCOPES[session.role]) };
+}

@@ -1,0 +1,454 @@
+import { createHash } from 'node:crypto';
+import { signIdentity } from '@community/http-kit';
+import { startUsersService, type UsersHarness } from '../support/users-harness';
+
+let h: UsersHarness;
+
+beforeAll(async () => {
+  h = await startUsersService('account_pages');
+});
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+interface Page {
+  status: number;
+  headers: Headers;
+  text: string;
+  setCookies: string[];
+}
+
+type Form = Record<string, string | string[]>;
+
+let visitors = 0;
+
+/**
+ * A cookie-keeping browser that reaches the service the way the gateway forwards it: signed,
+ * anonymous, with a client address, and without following redirects.
+ */
+class Browser {
+  readonly cookies = new Map<string, string>();
+  readonly ip = `10.77.${Math.floor(++visitors / 250)}.${visitors % 250}`;
+
+  get(path: string, headers: Record<string, string> = {}) {
+    return this.send('GET', path, { headers });
+  }
+
+  post(path: string, form: Form, headers: Record<string, string> = {}) {
+    const body = new URLSearchParams();
+    for (const [name, value] of Object.entries(form)) {
+      for (const item of [value].flat()) body.append(name, item);
+    }
+    return this.send('POST', path, {
+      body: body.toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    });
+  }
+
+  async send(method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}) {
+    const cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    const res = await fetch(h.url + path, {
+      method,
+      redirect: 'manual',
+      body: init.body,
+      headers: {
+        ...signIdentity(h.config.INTERNAL_TOKEN, { method, url: path, actor: null, clientIp: this.ip }),
+        ...(cookie ? { cookie } : {}),
+        ...init.headers,
+      },
+    });
+    const setCookies = res.headers.getSetCookie();
+    for (const line of setCookies) {
+      const [pair = ''] = line.split(';');
+      const [name = '', value = ''] = pair.split('=');
+      if (/expires=Thu, 01 Jan 1970|max-age=0/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return { status: res.status, headers: res.headers, text: await res.text(), setCookies } satisfies Page;
+  }
+
+  /** The CSRF token of the form on `path`, as a user who opened the page would submit it. */
+  async csrf(path: string): Promise<string> {
+    return csrfOf(await this.get(path));
+  }
+}
+
+const csrfOf = (page: Page) => /name="_csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
+/** The opening tag of the element with this id, whitespace collapsed. */
+const tagOf = (page: Page, id: string) =>
+  new RegExp(`<[a-z]+\\s[^>]*\\bid="${id}"[^>]*>`).exec(page.text)?.[0].replace(/\s+/g, ' ') ?? '';
+const cookieLine = (page: Page, name: string) => page.setCookies.find((line) => line.startsWith(`${name}=`));
+const KEY = /cpk_[0-9A-Za-z]{40}/g;
+const PASSWORD = 'a good long password';
+
+let accounts = 0;
+
+/** A new account registered through the page; the browser holds its session afterwards. */
+async function registered(browser = new Browser(), extra: Form = {}) {
+  const username = `page_${process.pid}_${++accounts}`;
+  const page = await browser.post('/account/register', {
+    _csrf: await browser.csrf('/account/register'),
+    username,
+    email: `${username}@example.test`,
+    password: PASSWORD,
+    ...extra,
+  });
+  expect(page.status).toBe(303);
+  return { browser, username, page };
+}
+
+async function generateKey(browser: Browser, form: Form = {}) {
+  return browser.post('/account/settings/api/keys', {
+    _csrf: await browser.csrf('/account/settings/api'),
+    name: 'ci script',
+    scopes: ['read', 'write'],
+    ...form,
+  });
+}
+
+const resolve = (key: string) =>
+  h.call(null, 'POST', '/internal/keys/resolve', {
+    body: { key_hash: createHash('sha256').update(key).digest('hex') },
+  });
+
+const userId = async (username: string) =>
+  (await h.sql<{ id: number }[]>`select id from users where username = ${username}`)[0]!.id;
+
+describe('registration', () => {
+  it('signs the new user in with an HttpOnly, SameSite=Lax cookie and lands on the API page', async () => {
+    const browser = new Browser();
+    const form = await browser.get('/account/register');
+    expect(form.status).toBe(200);
+    expect(form.text).toContain('id="register-form"');
+    expect(cookieLine(form, 'cp_csrf')).toMatch(/HttpOnly/);
+    expect(cookieLine(form, 'cp_csrf')).toMatch(/SameSite=Lax/);
+
+    const { page, username } = await registered(browser);
+
+    expect(page.headers.get('location')).toBe('/account/settings/api');
+    const session = cookieLine(page, 'cp_session')!;
+    expect(session).toMatch(/; Max-Age=604800;/);
+    expect(session).toMatch(/; Path=\//);
+    expect(session).toMatch(/; HttpOnly/);
+    expect(session).toMatch(/; SameSite=Lax/);
+    expect(session).not.toMatch(/Secure/);
+    const api = await browser.get('/account/settings/api');
+    expect(api.status).toBe(200);
+    expect(api.text).toContain(`Signed in as <strong>${username}</strong>`);
+    expect((await browser.get('/account')).headers.get('location')).toBe('/account/settings/api');
+  });
+
+  it('shows field errors next to the fields and keeps what was typed, except the password', async () => {
+    const browser = new Browser();
+    const page = await browser.post('/account/register', {
+      _csrf: await browser.csrf('/account/register'),
+      username: 'x',
+      email: 'kept@example.test',
+      password: 'short-pw',
+    });
+
+    expect(page.status).toBe(400);
+    expect(page.text).toContain('role="alert"');
+    expect(tagOf(page, 'username')).toContain('aria-describedby="username-hint username-error"');
+    expect(tagOf(page, 'username')).toContain('aria-invalid="true"');
+    expect(page.text).toContain(
+      '<p class="field-error" id="username-error">Must be at least 3 characters</p>',
+    );
+    expect(page.text).toContain('id="password-error"');
+    expect(page.text).toContain('value="kept@example.test"');
+    expect(page.text).not.toContain('short-pw');
+  });
+
+  it('answers 409 next to the username when it is taken', async () => {
+    const { username } = await registered();
+    const browser = new Browser();
+    const page = await browser.post('/account/register', {
+      _csrf: await browser.csrf('/account/register'),
+      username,
+      email: `other_${username}@example.test`,
+      password: PASSWORD,
+    });
+
+    expect(page.status).toBe(409);
+    expect(page.text).toContain('id="username-error">This username is already registered</p>');
+  });
+});
+
+describe('login', () => {
+  const attempt = async (browser: Browser, username: string, password: string, next = '') =>
+    browser.post('/account/login', { _csrf: await browser.csrf('/account/login'), username, password, next });
+
+  it('refuses a wrong password with 401 and a generic message', async () => {
+    const { username } = await registered();
+    const page = await attempt(new Browser(), username, 'not the password');
+
+    expect(page.status).toBe(401);
+    expect(page.text).toContain('Wrong username or password.');
+    expect(page.text).toContain(`value="${username}"`);
+    expect(cookieLine(page, 'cp_session')).toBeUndefined();
+  });
+
+  it('goes to a same-site next page, and never to another site', async () => {
+    const { username } = await registered();
+    const good = await attempt(new Browser(), username, PASSWORD, '/account/settings');
+    const evil = await attempt(new Browser(), username, PASSWORD, '//evil.example/account/');
+
+    expect(good.status).toBe(303);
+    expect(good.headers.get('location')).toBe('/account/settings');
+    expect(evil.headers.get('location')).toBe('/account/settings/api');
+  });
+
+  it('locks the account out for this address after 10 failures, even with the right password', async () => {
+    const { username } = await registered();
+    const browser = new Browser();
+    for (let i = 0; i < 10; i++)
+      expect((await attempt(browser, username, 'wrong password!')).status).toBe(401);
+
+    const locked = await attempt(browser, username, PASSWORD);
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(locked.text).toContain('Too many failed logins');
+    expect((await attempt(new Browser(), username, PASSWORD)).status).toBe(303);
+  });
+
+  it('sends unauthenticated visitors to the login page and back', async () => {
+    const browser = new Browser();
+    const page = await browser.get('/account/settings/api');
+    expect(page.status).toBe(303);
+    expect(page.headers.get('location')).toBe('/account/login?next=%2Faccount%2Fsettings%2Fapi');
+    expect((await browser.get('/account')).headers.get('location')).toBe('/account/login');
+
+    const login = await browser.get(page.headers.get('location')!);
+    expect(login.text).toContain('name="next" value="/account/settings/api"');
+  });
+
+  it('sets the Secure flag when the gateway says the request came over https', async () => {
+    const { username } = await registered();
+    const browser = new Browser();
+    const https = { 'x-forwarded-proto': 'https' };
+    const _csrf = csrfOf(await browser.get('/account/login', https));
+    const page = await browser.post('/account/login', { _csrf, username, password: PASSWORD }, https);
+
+    expect(page.status).toBe(303);
+    expect(cookieLine(page, 'cp_session')).toMatch(/; Secure/);
+  });
+});
+
+describe('CSRF protection', () => {
+  it('refuses a login form without its token with a 403 page', async () => {
+    const { username } = await registered();
+    const page = await new Browser().post('/account/login', { username, password: PASSWORD });
+
+    expect(page.status).toBe(403);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.text).toContain('This form has expired; reload and try again.');
+    expect(cookieLine(page, 'cp_session')).toBeUndefined();
+  });
+
+  it('refuses a registration whose token does not match the cookie, creating nobody', async () => {
+    const browser = new Browser();
+    await browser.get('/account/register');
+    const page = await browser.post('/account/register', {
+      _csrf: 'A'.repeat(43),
+      username: 'csrf_victim',
+      email: 'csrf_victim@example.test',
+      password: PASSWORD,
+    });
+
+    expect(page.status).toBe(403);
+    expect(await h.sql`select 1 from users where username = 'csrf_victim'`).toHaveLength(0);
+  });
+
+  it('changes nothing when a signed-in form arrives without or with a wrong token', async () => {
+    const { browser, username } = await registered();
+    const profile = await browser.post('/account/settings', { display_name: 'Hijacked' });
+    const key = await browser.post('/account/settings/api/keys', { _csrf: 'wrong', name: 'stolen' });
+    const odd = await browser.post('/account/settings/api/keys', { _csrf: 'é'.repeat(32), name: 'stolen' });
+
+    expect([profile.status, key.status, odd.status]).toEqual([403, 403, 403]);
+    const id = await userId(username);
+    const [user] = await h.sql<{ displayName: string }[]>`select display_name from users where id = ${id}`;
+    expect(user!.displayName).toBe(username);
+    expect(await h.sql`select 1 from api_keys where user_id = ${id}`).toHaveLength(0);
+  });
+});
+
+describe('the API keys page', () => {
+  it('offers only the scopes of the role, with read and write checked', async () => {
+    const { browser } = await registered();
+    const page = await browser.get('/account/settings/api');
+
+    expect(page.text).toContain('id="generate-key-form"');
+    expect(tagOf(page, 'scope-read')).toMatch(/ checked\b/);
+    expect(tagOf(page, 'scope-write')).toMatch(/ checked\b/);
+    expect(tagOf(page, 'scope-webhooks')).not.toMatch(/ checked\b/);
+    expect(tagOf(page, 'scope-keys')).not.toMatch(/ checked\b/);
+    expect(page.text).not.toContain('value="admin"');
+    expect(page.text).not.toContain('value="moderate"');
+  });
+
+  it('shows a new key exactly once, and the key works until it is revoked on the page', async () => {
+    const { browser, username } = await registered();
+    const created = await generateKey(browser, { expires_at: '2999-01-31' });
+
+    expect(created.status).toBe(201);
+    expect(created.headers.get('cache-control')).toBe('no-store');
+    expect(created.headers.get('location')).toBeNull();
+    const keys = created.text.match(KEY) ?? [];
+    expect(keys).toHaveLength(1);
+    const key = keys[0]!;
+    expect(created.text).toContain(`<code id="new-key">${key}</code>`);
+    expect(created.text).toContain('id="copy-key"');
+    expect(created.text).toContain('Copy it now — you won’t see it again.');
+
+    const reload = await browser.get('/account/settings/api');
+    expect(reload.text).not.toMatch(KEY);
+    expect(reload.text).toContain(`<code>${key.slice(0, 12)}…</code>`);
+    expect(reload.text).toContain('2999-01-31 00:00 UTC');
+
+    const resolved = await resolve(key);
+    expect(resolved.status).toBe(200);
+    expect(resolved.body.data.user_id).toBe(await userId(username));
+
+    const keyId = resolved.body.data.key_id;
+    expect(reload.text).toContain(`data-key-id="${keyId}"`);
+    const revoked = await browser.post(`/account/settings/api/keys/${keyId}/revoke`, {
+      _csrf: csrfOf(reload),
+    });
+    expect(revoked.status).toBe(303);
+    expect(revoked.headers.get('location')).toBe('/account/settings/api?revoked=1');
+    expect((await resolve(key)).status).toBe(404);
+    expect((await browser.get('/account/settings/api?revoked=1')).text).not.toContain(
+      `data-key-id="${keyId}"`,
+    );
+  });
+
+  it('refuses a scope beyond the role and keeps the form filled in', async () => {
+    const { browser } = await registered();
+    const page = await generateKey(browser, { name: 'too strong', scopes: ['read', 'admin'] });
+
+    expect(page.status).toBe(403);
+    expect(page.text).toContain('id="scopes-error">Your account cannot grant the admin scope');
+    expect(page.text).toContain('value="too strong"');
+    expect(page.text).not.toMatch(KEY);
+  });
+
+  it('explains a missing name and scope next to the fields', async () => {
+    const { browser } = await registered();
+    const page = await generateKey(browser, { name: ' ', scopes: [] });
+
+    expect(page.status).toBe(400);
+    expect(page.text).toContain('id="name-error">Is required');
+    expect(page.text).toContain('id="scopes-error"');
+  });
+});
+
+describe('the key API with the account session', () => {
+  it('accepts the session cookie with x-csrf-token, and refuses it without', async () => {
+    const { browser } = await registered();
+    const token = await browser.csrf('/account/settings/api');
+    const post = (headers: Record<string, string>) =>
+      browser.send('POST', '/api/v1/keys', {
+        body: JSON.stringify({ name: 'from the page' }),
+        headers: { 'content-type': 'application/json', ...headers },
+      });
+
+    const created = await post({ 'x-csrf-token': token });
+    expect(created.status).toBe(201);
+    expect(JSON.parse(created.text).data.key).toMatch(/^cpk_[0-9A-Za-z]{40}$/);
+    expect((await post({})).status).toBe(403);
+  });
+});
+
+describe('logout and profile', () => {
+  it('ends the session on the server and clears the cookie', async () => {
+    const { browser } = await registered();
+    const session = browser.cookies.get('cp_session')!;
+    const page = await browser.post('/account/logout', { _csrf: await browser.csrf('/account/settings') });
+
+    expect(page.status).toBe(303);
+    expect(page.headers.get('location')).toBe('/account/login');
+    expect(cookieLine(page, 'cp_session')).toMatch(/Expires=Thu, 01 Jan 1970/);
+    browser.cookies.set('cp_session', session);
+    const settings = await browser.get('/account/settings');
+    expect(settings.status).toBe(303);
+    expect(settings.headers.get('location')).toBe('/account/login?next=%2Faccount%2Fsettings');
+  });
+
+  it('saves the profile form and escapes what it shows', async () => {
+    const { browser } = await registered();
+    const saved = await browser.post('/account/settings', {
+      _csrf: await browser.csrf('/account/settings'),
+      display_name: '<script>alert(1)</script>',
+      bio: 'Hello "there" & <b>you</b>',
+      avatar: '',
+    });
+
+    expect(saved.status).toBe(303);
+    expect(saved.headers.get('location')).toBe('/account/settings?saved=1');
+    const page = await browser.get('/account/settings?saved=1');
+    expect(page.text).toContain('Your profile was saved.');
+    expect(page.text).toContain('value="&lt;script&gt;alert(1)&lt;/script&gt;"');
+    expect(page.text).toContain('Hello &quot;there&quot; &amp; &lt;b&gt;you&lt;/b&gt;</textarea>');
+    expect(page.text).not.toContain('<script>alert(1)');
+  });
+
+  it('keeps an invalid profile form filled in with the error tied to its field', async () => {
+    const { browser } = await registered();
+    const page = await browser.post('/account/settings', {
+      _csrf: await browser.csrf('/account/settings'),
+      display_name: 'Still here',
+      bio: '',
+      avatar: 'javascript:alert(1)',
+    });
+
+    expect(page.status).toBe(400);
+    expect(tagOf(page, 'avatar')).toContain('aria-describedby="avatar-hint avatar-error"');
+    expect(page.text).toContain('value="Still here"');
+  });
+});
+
+describe('every page', () => {
+  it('carries the security headers, with a fresh nonce on its one script', async () => {
+    const { browser } = await registered();
+    const pages = [
+      await new Browser().get('/account/register'),
+      await new Browser().get('/account/login'),
+      await new Browser().get('/account/settings'),
+      await new Browser().post('/account/login', {}),
+      await new Browser().get('/account/no-such-page'),
+      await browser.get('/account/settings'),
+      await browser.get('/account/settings/api'),
+      await generateKey(browser),
+    ];
+
+    for (const page of pages) {
+      const csp = page.headers.get('content-security-policy') ?? '';
+      expect(csp).toMatch(
+        /^default-src 'none'; style-src 'self' 'unsafe-inline'; script-src 'self' 'nonce-[A-Za-z0-9+/=]+'; img-src 'self' data: https:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'$/,
+      );
+      expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(page.headers.get('referrer-policy')).toBe('same-origin');
+      expect(page.headers.get('cache-control')).toBe('no-store');
+      if (page.status === 303) continue;
+      const nonce = /'nonce-([^']+)'/.exec(csp)![1];
+      expect(page.text).toContain(`<script nonce="${nonce}">`);
+      expect(page.text).toMatch(/^<!doctype html>\s*<html lang="en">/);
+    }
+  });
+
+  it('answers unknown pages, wrong methods and unsigned calls as HTML without internals', async () => {
+    const missing = await new Browser().get('/account/nope');
+    const method = await new Browser().send('DELETE', '/account/login');
+    const unsigned = await fetch(`${h.url}/account/login`);
+
+    expect(missing.status).toBe(404);
+    expect(missing.text).toContain('<h1>Page not found</h1>');
+    expect(method.status).toBe(405);
+    expect(method.headers.get('allow')).toBe('GET, POST, HEAD');
+    expect(unsigned.status).toBe(401);
+    expect(unsigned.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await unsigned.text()).not.toMatch(/at .*\.ts:\d+/);
+  });
+});

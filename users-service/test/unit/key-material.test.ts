@@ -1,0 +1,29 @@
+import { generateKey, hashKey, KEY_PATTERN } from '../../src/domain/keys/key-material';
+import { hashPassword, verifyPassword } from '../../src/domain/passwords';
+
+describe('API key material', () => {
+  it('is cpk_ + 40 base62 characters, with a 12-character prefix and a SHA-256 hash', () => {
+    const { key, prefix, hash } = generateKey();
+    expect(key).toMatch(KEY_PATTERN);
+    expect(prefix).toBe(key.slice(0, 12));
+    expect(hash.equals(hashKey(key))).toBe(true);
+    expect(hash).toHaveLength(32);
+  });
+
+  it('does not repeat and uses the whole alphabet', () => {
+    const keys = Array.from({ length: 500 }, () => generateKey().key);
+    expect(new Set(keys).size).toBe(500);
+    const seen = new Set(keys.join('').slice(0));
+    expect(seen.size).toBeGreaterThanOrEqual(62);
+  });
+});
+
+describe('passwords', () => {
+  it('verify only the right password, and salt every hash', async () => {
+    const hash = await hashPassword('correct horse');
+    expect(await verifyPassword('correct horse', hash)).toBe(true);
+    expect(await verifyPassword('correct horsE', hash)).toBe(false);
+    expect(await hashPassword('correct horse')).not.toBe(hash);
+    expect(await verifyPassword('x', 'not-a-hash')).toBe(false);
+  });
+});
