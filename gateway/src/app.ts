@@ -1,0 +1,36 @@
+import express, { Router, type Express } from 'express';
+import {
+  accessLog,
+  errorHandler,
+  httpMetrics,
+  mountHealth,
+  notFound,
+  requestId,
+  type HealthOptions,
+} from '@community/http-kit';
+import type { Logger } from '@community/logging';
+import { gateway, type GatewayDeps } from './gateway';
+
+export interface GatewayAppDeps extends GatewayDeps {
+  logger: Logger;
+  health: HealthOptions;
+  trustProxy: boolean | number | string;
+}
+
+/** The gateway's express app: ops endpoints, then everything else through the gateway pipeline. */
+export function buildApp(deps: GatewayAppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('trust proxy', deps.trustProxy);
+  app.use(requestId());
+  app.use(httpMetrics(deps.health.registry));
+  app.use(accessLog(deps.logger));
+  const ops = Router();
+  mountHealth(ops, deps.health);
+  app.use(ops);
+  app.use(gateway(deps));
+  app.use(notFound());
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+import { resolvedKeySchema, type ResolvedKey } from '@community/contracts';
+import { Counter, type Registry } from 'prom-client';
+import type { UsersClient } from './users-client';
+
+interface CacheEntry {
+  value: ResolvedKey | null;
+  expiresAt: number;
+}
+
+export interface KeyResolverOptions {
+  users: UsersClient;
+  ttlMs: number;
+  /** Unknown keys are remembered for less time than known ones. */
+  negativeTtlMs?: number;
+  maxEntries?: number;
+  registry?: Registry;
+}
+
+export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+
+/**
+ * Key → account, cached briefly in both directions. Revocations and role or plan changes arrive as
+ * events and drop the affected entries at once; the TTL only bounds staleness if events stop.
+ */
+export class KeyResolver {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly inFlight = new Map<string, Promise<ResolvedKey | null>>();
+  private readonly byKeyId = new Map<number, string>();
+  private readonly byUserId = new Map<number, Set<string>>();
+  private readonly lookups: Counter<'result'> | undefined;
+
+  constructor(private readonly opts: KeyResolverOptions) {
+    this.lookups = opts.registry
+      ? new Counter({
+          name: 'gateway_key_lookups_total',
+          help: 'API key lookups by cache result',
+          labelNames: ['result'],
+          registers: [opts.registry],
+        })
+      : undefined;
+  }
+
+  /** The account behind `key`, or null when it is unknown, revoked or expired. */
+  async resolve(key: string): Promise<ResolvedKey | null> {
+    const hash = hashKey(key);
+    const cached = this.cache.get(hash);
+    if (cached && cached.expiresAt > Date.now()) {
+      this.lookups?.inc({ result: cached.value ? 'hit' : 'negative_hit' });
+      return stillValid(cached.value);
+    }
+    this.lookups?.inc({ result: 'miss' });
+    let pending = this.inFlight.get(hash);
+    if (!pending) {
+      pending = this.fetch(hash).finally(() => this.inFlight.delete(hash));
+      this.inFlight.set(hash, pending);
+    }
+    return stillValid(await pending);
+  }
+
+  invalidateKey(keyId: number): void {
+    const hash = this.byKeyId.get(keyId);
+    if (hash) this.forget(hash);
+  }
+
+  invalidateUser(userId: number): void {
+    for (const hash of this.byUserId.get(userId) ?? []) this.forget(hash);
+  }
+
+  private async fetch(hash: string): Promise<ResolvedKey | null> {
+    const answer = await this.opts.users.post('/internal/keys/resolve', { key_hash: hash });
+    if (answer.status !== 404 && answer.status !== 200)
+      throw new Error(`key lookup answered ${answer.status}`);
+    const value =
+      answer.status === 404 ? null : resolvedKeySchema.parse((answer.body as { data: unknown }).data);
+    this.remember(hash, value);
+    return value;
+  }
+
+  private remember(hash: string, value: ResolvedKey | null): void {
+    const ttl = value ? this.opts.ttlMs : (this.opts.negativeTtlMs ?? Math.min(this.opts.ttlMs, 10_000));
+    if (ttl <= 0) return;
+    this.forget(hash);
+    if (this.cache.size >= (this.opts.maxEntries ?? 100_000)) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.forget(oldest);
+    }
+    this.cache.set(hash, { value, expiresAt: Date.now() + ttl });
+    if (value) {
+      this.byKeyId.set(value.key_id, hash);
+      const hashes = this.byUserId.get(value.user_id) ?? new Set<string>();
+      hashes.add(hash);
+      this.byUserId.set(value.user_id, hashes);
+    }
+  }
+
+  private forget(hash: string): void {
+    const entry = this.cache.get(hash);
+    this.cache.delete(hash);
+    if (!entry?.value) return;
+    this.byKeyId.delete(entry.value.key_id);
+    const hashes = this.byUserId.get(entry.value.user_id);
+    hashes?.delete(hash);
+    if (hashes?.size === 0) this.byUserId.delete(entry.value.user_id);
+  }
+}
+
+/** A key that expired while cached is refused like any expired key. */
+function stillValid(value: ResolvedKey | null): ResolvedKey | null {
+  if (value?.expires_at && Date.parse(value.expires_at) <= Date.now()) return null;
+  return value;
+}

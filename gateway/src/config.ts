@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import {
+  baseEnv,
+  DEFAULT_AMQP_URL,
+  DEFAULT_EXCHANGE,
+  DEFAULT_REDIS_URL,
+  intVar,
+  loadConfig,
+  parseConfig,
+  portVar,
+  urlVar,
+} from '@community/config';
+
+const upstream = (port: number) => urlVar(['http', 'https'], `http://127.0.0.1:${port}`);
+
+export const gatewayConfigSchema = z.object({
+  ...baseEnv,
+  GATEWAY_PORT: portVar(8080),
+  REDIS_URL: urlVar(['redis', 'rediss'], DEFAULT_REDIS_URL),
+  /** Key prefix for every limiter key, so several deployments (or test runs) can share one Redis. */
+  REDIS_PREFIX: z.string().default('cp:'),
+  AMQP_URL: urlVar(['amqp', 'amqps'], DEFAULT_AMQP_URL),
+  AMQP_EXCHANGE: z.string().default(DEFAULT_EXCHANGE),
+  POSTS_SERVICE_URL: upstream(3001),
+  USERS_SERVICE_URL: upstream(3002),
+  WEBHOOK_SERVICE_URL: upstream(3003),
+  ANON_HOURLY_LIMIT: intVar(60, 1),
+  ANON_DAILY_LIMIT: intVar(600, 1),
+  /** How long a resolved key (or an unknown one) is trusted without asking users-service again. */
+  KEY_CACHE_TTL_SECONDS: intVar(30, 0),
+  UPSTREAM_TIMEOUT_MS: intVar(10_000, 100),
+  /** express "trust proxy": which hops may set X-Forwarded-For (false: the socket address is the client). */
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((value) =>
+      value === 'true' ? true : value === 'false' ? false : /^\d+$/.test(value) ? Number(value) : value,
+    ),
+  SHUTDOWN_GRACE_MS: intVar(10_000, 0),
+});
+
+export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
+
+export const readConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig =>
+  loadConfig(gatewayConfigSchema, env);
+export const parseGatewayConfig = (env: NodeJS.ProcessEnv): GatewayConfig =>
+  parseConfig(gatewayConfigSchema, env);

@@ -1,0 +1,8 @@
+import type { Response } from 'express';
+import type { WindowState } from './limiter';
+
+export function setLimitHeaders(res: Response, window: WindowState): void {
+  res.setHeader('X-RateLimit-Limit', String(window.limit));
+  res.setHeader('X-RateLimit-Remaining', String(window.remaining));
+  res.setHeader('X-RateLimit-Reset', String(window.reset));
+}

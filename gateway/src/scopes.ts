@@ -1,0 +1,24 @@
+import type { Scope } from '@community/contracts';
+import { matchesPrefix } from './proxy/route-table';
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The scope a request needs, decided from method and path alone (DESIGN.md §5). Checks that need
+ * data (ownership, moderator rights on others' content) stay in the services.
+ */
+export function requiredScope(method: string, path: string): Scope {
+  if (matchesPrefix(path, '/api/v1/keys')) return 'keys';
+  if (matchesPrefix(path, '/api/v1/webhooks')) return 'webhooks';
+  if (/^\/api\/v1\/users\/[^/]+\/(plan|role)$/.test(path) && !READ_METHODS.has(method)) return 'admin';
+  if (matchesPrefix(path, '/api/v1/categories') && !READ_METHODS.has(method)) return 'admin';
+  return READ_METHODS.has(method) ? 'read' : 'write';
+}
+
+/** Requests that need no API key: registration, and the key API with an account session (DESIGN.md §5). */
+export function isPublic(method: string, path: string, hasSessionCookie: boolean): boolean {
+  if (method === 'POST' && path === '/api/v1/auth/register') return true;
+  if (matchesPrefix(path, '/account')) return true;
+  if (method === 'GET' && path === '/api/v1/openapi.json') return true;
+  return matchesPrefix(path, '/api/v1/keys') && hasSessionCookie;
+}

@@ -1,0 +1,115 @@
+import Redis from 'ioredis';
+import { redactUrl } from '@community/config';
+import { AmqpConnection } from '@community/events';
+import { createRegistry, listen } from '@community/http-kit';
+import { createLogger, type Logger } from '@community/logging';
+import { buildApp } from './app';
+import type { GatewayConfig } from './config';
+import { KeyResolver } from './auth/key-resolver';
+import { UsageReporter } from './auth/usage-reporter';
+import { UsersClient } from './auth/users-client';
+import { subscribeToInvalidations } from './events/invalidation';
+import { TwoWindowLimiter } from './limits/limiter';
+import { registerBreakerMetrics, Upstream } from './proxy/upstream';
+
+export const SERVICE = 'gateway';
+const VERSION = process.env.npm_package_version ?? '1.0.0';
+
+export interface GatewayService {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the gateway. Redis and RabbitMQ being down at start is not fatal: limits run in memory
+ * and the key cache relies on its TTL until they come back.
+ */
+export async function start(
+  config: GatewayConfig,
+  logger: Logger = createLogger({ service: SERVICE, level: config.LOG_LEVEL }),
+): Promise<GatewayService> {
+  const registry = createRegistry(SERVICE);
+  const redis = new Redis(config.REDIS_URL, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 1_000,
+    commandTimeout: 500,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+  });
+  let redisDown = false;
+  redis.on('error', (err: Error) => {
+    if (!redisDown)
+      logger.warn(
+        { url: redactUrl(config.REDIS_URL), reason: err.message },
+        'redis unreachable: limiting in memory',
+      );
+    redisDown = true;
+  });
+  redis.on('ready', () => {
+    if (redisDown) logger.info('redis back: limiting in redis again');
+    redisDown = false;
+  });
+
+  const timeoutMs = config.UPSTREAM_TIMEOUT_MS;
+  const upstreams = {
+    posts: new Upstream({ name: 'posts', target: config.POSTS_SERVICE_URL, timeoutMs, logger }),
+    users: new Upstream({ name: 'users', target: config.USERS_SERVICE_URL, timeoutMs, logger }),
+    webhooks: new Upstream({ name: 'webhooks', target: config.WEBHOOK_SERVICE_URL, timeoutMs, logger }),
+  };
+  registerBreakerMetrics(registry, Object.values(upstreams));
+  const users = new UsersClient(config.USERS_SERVICE_URL, config.INTERNAL_TOKEN, upstreams.users);
+  const keys = new KeyResolver({ users, ttlMs: config.KEY_CACHE_TTL_SECONDS * 1000, registry });
+  const usage = new UsageReporter(users, logger);
+  usage.start();
+
+  const amqp = new AmqpConnection({ url: config.AMQP_URL, name: SERVICE, logger });
+  subscribeToInvalidations(amqp, config.AMQP_EXCHANGE, keys, logger);
+  amqp.start();
+
+  let shuttingDown = false;
+  const app = buildApp({
+    logger,
+    internalToken: config.INTERNAL_TOKEN,
+    keys,
+    usage,
+    limiter: new TwoWindowLimiter(redis, config.REDIS_PREFIX, registry),
+    upstreams,
+    anonymous: { hourly: config.ANON_HOURLY_LIMIT, daily: config.ANON_DAILY_LIMIT },
+    trustProxy: config.TRUST_PROXY,
+    health: {
+      version: VERSION,
+      registry,
+      isShuttingDown: () => shuttingDown,
+      checks: [
+        // Without Redis the gateway limits per process: degraded, still serving.
+        {
+          name: 'redis',
+          critical: false,
+          run: async () =>
+            redis.status === 'ready' ? redis.ping() : Promise.reject(new Error(redis.status)),
+        },
+        {
+          name: 'rabbitmq',
+          critical: false,
+          run: async () => amqp.isConnected() || Promise.reject(new Error('not connected')),
+        },
+      ],
+    },
+  });
+  const server = await listen(app, config.GATEWAY_PORT);
+  logger.info({ port: server.port }, `${SERVICE} listening`);
+
+  return {
+    url: server.url,
+    port: server.port,
+    async stop() {
+      shuttingDown = true;
+      await server.close(config.SHUTDOWN_GRACE_MS);
+      await usage.stop();
+      await amqp.close();
+      for (const upstream of Object.values(upstreams)) upstream.close();
+      redis.disconnect();
+    },
+  };
+}

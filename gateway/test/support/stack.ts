@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto';
+import { topologyNames } from '@community/events';
+import {
+  actor,
+  apiClient,
+  createTestDatabase,
+  deleteAmqpObjects,
+  redisPrefix,
+  testExchange,
+  testInfra,
+  type TestDatabase,
+} from '@community/test-harness';
+import { parsePostsConfig } from '../../../posts-service/src/config';
+import { start as startPosts } from '../../../posts-service/src/start';
+import { parseUsersConfig } from '../../../users-service/src/config';
+import { start as startUsers } from '../../../users-service/src/start';
+import { parseGatewayConfig, type GatewayConfig } from '../../src/config';
+import { start as startGateway, type GatewayService } from '../../src/start';
+
+export interface Stack {
+  gateway: string;
+  config: GatewayConfig;
+  /** Calls users-service directly as the gateway would (to arrange data). */
+  users: ReturnType<typeof apiClient>;
+  posts: ReturnType<typeof apiClient>;
+  usersUrl: string;
+  postsUrl: string;
+  exchange: string;
+  restartGateway(env?: Record<string, string>): Promise<void>;
+  stopPosts(): Promise<void>;
+  startPosts(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** users-service, posts-service and the gateway on free ports, sharing one token and one exchange. */
+export async function startStack(label: string, gatewayEnv: Record<string, string> = {}): Promise<Stack> {
+  const infra = testInfra();
+  const database: TestDatabase = await createTestDatabase(label);
+  const exchange = testExchange(label);
+  const common = {
+    DATABASE_URL: database.url,
+    AMQP_URL: infra.amqpUrl,
+    AMQP_EXCHANGE: exchange,
+    INTERNAL_TOKEN: randomBytes(24).toString('hex'),
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    SHUTDOWN_GRACE_MS: '500',
+  };
+  const users = await startUsers(parseUsersConfig({ ...common, USERS_SERVICE_PORT: '0' }));
+  const postsConfig = parsePostsConfig({ ...common, POSTS_SERVICE_PORT: '0' });
+  let posts = await startPosts(postsConfig);
+  const postsPort = posts.port;
+  const gatewayConfig = (env: Record<string, string>) =>
+    parseGatewayConfig({
+      ...common,
+      GATEWAY_PORT: '0',
+      REDIS_URL: infra.redisUrl,
+      REDIS_PREFIX: redisPrefix(label),
+      USERS_SERVICE_URL: users.url,
+      POSTS_SERVICE_URL: `http://127.0.0.1:${postsPort}`,
+      WEBHOOK_SERVICE_URL: 'http://127.0.0.1:9',
+      ...gatewayEnv,
+      ...env,
+    });
+  let config = gatewayConfig({});
+  let gateway: GatewayService = await startGateway(config);
+  let postsRunning = true;
+  const stack: Stack = {
+    gateway: gateway.url,
+    config,
+    users: apiClient(users.url, common.INTERNAL_TOKEN),
+    posts: apiClient(`http://127.0.0.1:${postsPort}`, common.INTERNAL_TOKEN),
+    usersUrl: users.url,
+    postsUrl: `http://127.0.0.1:${postsPort}`,
+    exchange,
+    async restartGateway(env = {}) {
+      await gateway.stop();
+      config = gatewayConfig(env);
+      gateway = await startGateway(config);
+      stack.gateway = gateway.url;
+      stack.config = config;
+    },
+    async stopPosts() {
+      await posts.stop();
+      postsRunning = false;
+    },
+    async startPosts() {
+      posts = await startPosts({ ...postsConfig, POSTS_SERVICE_PORT: postsPort });
+      postsRunning = true;
+    },
+    async stop() {
+      await gateway.stop();
+      if (postsRunning) await posts.stop();
+      await users.stop();
+      const queues = ['posts-service', 'users-service'].flatMap((s) => {
+        const names = topologyNames(exchange, s);
+        return [names.queue, names.deadLetterQueue];
+      });
+      const names = topologyNames(exchange, 'x');
+      await deleteAmqpObjects(infra.amqpUrl, {
+        queues,
+        exchanges: [names.exchange, names.deadLetterExchange],
+      });
+      await database.drop();
+    },
+  };
+  return stack;
+}
+
+let counter = 0;
+
+/** A registered member with an API key minted through users-service, as the account pages would. */
+export async function memberWithKey(stack: Stack, scopes: string[] = ['read', 'write']) {
+  counter++;
+  const name = `gw_${process.pid}_${counter}`;
+  const registered = await stack.users(null, 'POST', '/auth/register', {
+    body: { username: name, email: `${name}@example.test`, password: 'a long password' },
+    clientIp: `10.9.${counter % 250}.1`,
+  });
+  if (registered.status !== 201) throw new Error(registered.text);
+  const id = registered.body.data.id as number;
+  const key = await mintKey(stack, id, scopes);
+  return { id, username: name, key: key.key, keyId: key.id };
+}
+
+export async function mintKey(
+  stack: Stack,
+  userId: number,
+  scopes: string[] = ['read', 'write'],
+  extra: Record<string, unknown> = {},
+) {
+  const owner = actor(userId, 'member', ['read', 'write', 'keys', 'webhooks']);
+  const res = await stack.users(owner, 'POST', '/keys', { body: { name: 'test key', scopes, ...extra } });
+  if (res.status !== 201) throw new Error(res.text);
+  return res.body.data as { id: number; key: string; prefix: string };
+}
+
+export interface GatewayAnswer {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+/** A plain HTTP call to the gateway, as an external developer would make it. */
+export async function gw(
+  stack: Stack,
+  method: string,
+  path: string,
+  init: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<GatewayAnswer> {
+  const res = await fetch(stack.gateway + path, {
+    method,
+    headers: {
+      ...(init.key ? { authorization: `Bearer ${init.key}` } : {}),
+      ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...init.headers,
+    },
+    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+  });
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, headers: res.headers, body, text };
+}
