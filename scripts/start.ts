@@ -8,7 +8,13 @@ import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
 import { prettyFactory } from 'pino-pretty';
-import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL, redactUrl, START_COMMANDS } from '@community/config';
+import {
+  DEFAULT_AMQP_URL,
+  DEFAULT_DATABASE_URL,
+  DEFAULT_REDIS_URL,
+  redactUrl,
+  START_COMMANDS,
+} from '@community/config';
 
 interface ServiceSpec {
   name: string;
@@ -20,6 +26,8 @@ interface ServiceSpec {
 
 const SERVICES: ServiceSpec[] = [
   { name: 'posts', dir: 'posts-service', portVar: 'POSTS_SERVICE_PORT', port: 3001, color: 36 },
+  { name: 'users', dir: 'users-service', portVar: 'USERS_SERVICE_PORT', port: 3002, color: 35 },
+  { name: 'gateway', dir: 'gateway', portVar: 'GATEWAY_PORT', port: 8080, color: 33 },
 ];
 
 const root = path.resolve(__dirname, '..');
@@ -28,6 +36,7 @@ const env: NodeJS.ProcessEnv = {
   INTERNAL_TOKEN: process.env.INTERNAL_TOKEN || randomBytes(32).toString('base64url'),
   DATABASE_URL: process.env.DATABASE_URL || DEFAULT_DATABASE_URL,
   AMQP_URL: process.env.AMQP_URL || DEFAULT_AMQP_URL,
+  REDIS_URL: process.env.REDIS_URL || DEFAULT_REDIS_URL,
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS || 'true',
 };
 
@@ -39,6 +48,7 @@ const INFRA = [
     start: START_COMMANDS.postgres,
   },
   { name: 'RabbitMQ', url: env.AMQP_URL!, defaultPort: 5672, start: START_COMMANDS.rabbitmq },
+  { name: 'Redis', url: env.REDIS_URL!, defaultPort: 6379, start: START_COMMANDS.redis },
 ];
 
 function reachable(url: string, defaultPort: number): Promise<boolean> {
@@ -142,15 +152,22 @@ async function main(): Promise<void> {
     stopAll(1);
     return;
   }
+  const gateway = `http://localhost:${SERVICES.find((spec) => spec.name === 'gateway')!.port}`;
   const lines = [
     '',
-    'Community Platform API is running:',
-    ...SERVICES.map(
-      (spec) => `  ${spec.dir.padEnd(16)} http://127.0.0.1:${spec.port}  (/healthz, /readyz, /metrics)`,
+    `Community Platform API is up: ${gateway}/api/v1`,
+    ...SERVICES.filter((spec) => spec.name !== 'gateway').map(
+      (spec) =>
+        `  ${spec.dir.padEnd(14)} http://127.0.0.1:${spec.port} (internal: /healthz /readyz /metrics)`,
     ),
     '',
-    'Services accept only gateway-signed requests; the gateway (:8080), accounts and API keys',
-    'arrive with their own services (see README, "Status"). Press Ctrl-C to stop.',
+    'Get a first API key:',
+    `  1. open ${gateway}/account/register and create an account`,
+    '  2. on the "API keys" page, press "Generate new key" and copy the key (it is shown once)',
+    `  3. curl -H "Authorization: Bearer <key>" ${gateway}/api/v1/posts`,
+    '',
+    'An admin account (categories, plans, roles) is created at start when ADMIN_USERNAME,',
+    'ADMIN_PASSWORD and ADMIN_EMAIL are set. Press Ctrl-C to stop.',
     '',
   ];
   process.stdout.write(lines.join('\n'));
