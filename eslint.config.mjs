@@ -23,5 +23,8 @@ export default tseslint.config(
   },
   { files: ['scripts/**', 'bench/**', '**/config/src/**'], rules: { 'no-console': 'off' } },
   // Tests read loosely typed JSON answers; the contract schemas assert their shape instead.
-  { files: ['**/test/**', 'libs/test-harness/src/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
+  {
+    files: ['**/test/**', 'libs/test-harness/src/**'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
 );
