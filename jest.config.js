@@ -21,6 +21,7 @@ const packages = [
   'libs/events',
   'libs/contracts',
   'libs/test-harness',
+  'libs/service-runtime',
   'posts-service',
   'users-service',
   'gateway',

@@ -1,0 +1,127 @@
+import type { RequestListener } from 'node:http';
+import { START_COMMANDS, unreachableError } from '@community/config';
+import { createDb, ensureDatabase, loadMigrations, migrate, pingDb, type Sql } from '@community/db';
+import {
+  AmqpConnection,
+  EventConsumer,
+  eventsMigrations,
+  OutboxRelay,
+  type EventHandler,
+  type TxDeps,
+} from '@community/events';
+import { createRegistry, listen, type HealthOptions } from '@community/http-kit';
+import type { Logger } from '@community/logging';
+import type { Registry } from 'prom-client';
+
+/** The variables every data service reads (see dataServiceEnv in @community/config). */
+export interface DataServiceConfig {
+  DATABASE_URL: string;
+  AMQP_URL: string;
+  AMQP_EXCHANGE: string;
+  DB_POOL_MAX: number;
+  SHUTDOWN_GRACE_MS: number;
+}
+
+export interface DataServiceSpec {
+  service: string;
+  schema: string;
+  migrationsDir: string;
+  handlers: Record<string, EventHandler>;
+  port: number;
+  config: DataServiceConfig;
+  logger: Logger;
+  /** Work after migrations and before the HTTP server opens (e.g. bootstrap data). */
+  prepare?: (runtime: DataRuntime) => Promise<void>;
+  /** Builds the HTTP handler from the runtime. */
+  app: (runtime: DataRuntime) => RequestListener;
+  /** Background work of the service, stopped after the server and before the pool closes. */
+  onStop?: () => Promise<void> | void;
+}
+
+export interface DataRuntime extends TxDeps {
+  sql: Sql;
+  registry: Registry;
+  amqp: AmqpConnection;
+  health: HealthOptions;
+}
+
+export interface RunningDataService {
+  url: string;
+  port: number;
+  logger: Logger;
+  stop(): Promise<void>;
+}
+
+const VERSION = process.env.npm_package_version ?? '1.0.0';
+
+/**
+ * What every service that owns a schema does at start: database and forward-only migrations, the
+ * event bus with its outbox relay and consumer, readiness per dependency, HTTP — and the reverse,
+ * in order, on stop.
+ */
+export async function startDataService(spec: DataServiceSpec): Promise<RunningDataService> {
+  const { config, logger, service, schema } = spec;
+  await ensureDatabase(config.DATABASE_URL).catch((err: unknown) => {
+    throw unreachableError('PostgreSQL', config.DATABASE_URL, err, START_COMMANDS.postgres);
+  });
+  const sql = createDb(config.DATABASE_URL, { schema, max: config.DB_POOL_MAX });
+  const applied = await migrate(sql, schema, [...eventsMigrations, ...loadMigrations(spec.migrationsDir)]);
+  if (applied.length) logger.info({ applied }, 'migrations applied');
+
+  const amqp = new AmqpConnection({ url: config.AMQP_URL, name: service, logger });
+  amqp.start();
+  const registry = createRegistry(service);
+  const exchange = config.AMQP_EXCHANGE;
+  const relay = new OutboxRelay({ sql, amqp, exchange, logger, registry });
+  const consumer = new EventConsumer({
+    sql,
+    amqp,
+    exchange,
+    service,
+    handlers: spec.handlers,
+    logger,
+    registry,
+  });
+  relay.start();
+  consumer.start();
+
+  let shuttingDown = false;
+  const runtime: DataRuntime = {
+    sql,
+    afterCommit: () => relay.kick(),
+    registry,
+    amqp,
+    health: {
+      version: VERSION,
+      registry,
+      isShuttingDown: () => shuttingDown,
+      checks: [
+        { name: 'postgres', critical: true, run: () => pingDb(sql) },
+        // Writes keep working through the outbox while the broker is away: degraded, not down.
+        {
+          name: 'rabbitmq',
+          critical: false,
+          run: async () => amqp.isConnected() || Promise.reject(new Error('not connected')),
+        },
+      ],
+    },
+  };
+  await spec.prepare?.(runtime);
+  const server = await listen(spec.app(runtime), spec.port);
+  logger.info({ port: server.port }, `${service} listening`);
+
+  return {
+    url: server.url,
+    port: server.port,
+    logger,
+    async stop() {
+      shuttingDown = true;
+      await server.close(config.SHUTDOWN_GRACE_MS);
+      await spec.onStop?.();
+      await consumer.stop();
+      await relay.stop();
+      await amqp.close();
+      await sql.end({ timeout: 5 });
+    },
+  };
+}

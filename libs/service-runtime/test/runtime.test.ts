@@ -1,0 +1,85 @@
+import { createLogger } from '@community/logging';
+import { startDataService } from '@community/service-runtime';
+import {
+  createTestDatabase,
+  deleteAmqpObjects,
+  testExchange,
+  testInfra,
+  type TestDatabase,
+} from '@community/test-harness';
+import { topologyNames } from '@community/events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const logger = createLogger({ service: 'runtime-test', level: 'silent' });
+let database: TestDatabase;
+const exchange = testExchange('runtime');
+const migrationsDir = mkdtempSync(path.join(tmpdir(), 'migrations-'));
+writeFileSync(path.join(migrationsDir, '0001_things.sql'), 'create table things (id int primary key)');
+
+beforeAll(async () => {
+  database = await createTestDatabase('runtime');
+});
+afterAll(async () => {
+  const names = topologyNames(exchange, 'runtime-svc');
+  await deleteAmqpObjects(testInfra().amqpUrl, {
+    queues: [names.queue, names.deadLetterQueue],
+    exchanges: [exchange],
+  });
+  await database.drop();
+});
+
+const config = (url: string) => ({
+  DATABASE_URL: url,
+  AMQP_URL: testInfra().amqpUrl,
+  AMQP_EXCHANGE: exchange,
+  DB_POOL_MAX: 2,
+  SHUTDOWN_GRACE_MS: 500,
+});
+
+it('migrates, serves, reports readiness and stops in order', async () => {
+  const stopped: string[] = [];
+  const service = await startDataService({
+    service: 'runtime-svc',
+    schema: 'runtime',
+    migrationsDir,
+    handlers: {},
+    port: 0,
+    config: config(database.url),
+    logger,
+    prepare: async ({ sql }) => {
+      await sql`insert into things (id) values (1)`;
+    },
+    app:
+      ({ sql }) =>
+      async (_req, res) => {
+        const [row] = await sql`select count(*)::int as n from things`;
+        res.end(JSON.stringify(row));
+      },
+    onStop: () => {
+      stopped.push('background');
+    },
+  });
+  expect(await (await fetch(service.url)).json()).toEqual({ n: 1 });
+  await service.stop();
+  expect(stopped).toEqual(['background']);
+  await expect(fetch(service.url)).rejects.toThrow();
+});
+
+it('fails to start with one sentence when PostgreSQL is unreachable', async () => {
+  await expect(
+    startDataService({
+      service: 'runtime-svc',
+      schema: 'runtime',
+      migrationsDir,
+      handlers: {},
+      port: 0,
+      config: config('postgres://postgres:pw@127.0.0.1:1/nope'),
+      logger,
+      app: () => () => {},
+    }),
+  ).rejects.toThrow(
+    /^PostgreSQL is not reachable at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/nope \(ECONNREFUSED\); start it with: /,
+  );
+});
