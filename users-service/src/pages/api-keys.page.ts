@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
 import { createKeyBody, ROLE_SCOPES, ValidationError } from '@community/contracts';
 import type { TxDeps } from '@community/events';
@@ -9,17 +10,24 @@ import { assertSessionCsrf } from './csrf';
 import { formValue, formValues } from './forms';
 import { API_PAGE, renderPage } from './layout';
 import { toProblem } from './problems';
+import { useFormToken } from '../db/form-tokens.repository';
 import { sessionOrLogin } from './session';
 
 const DEFAULT_FORM: KeyFormValues = { name: '', scopes: DEFAULT_KEY_SCOPES, expires_at: '' };
 
-async function showPage(deps: TxDeps, res: Response, status: number, view: Omit<KeysView, 'keys'>) {
+async function showPage(
+  deps: TxDeps,
+  res: Response,
+  status: number,
+  view: Omit<KeysView, 'keys' | 'onceToken'>,
+) {
   const keys = await listKeys(deps.sql, view.session.userId);
+  const onceToken = randomBytes(16).toString('base64url');
   renderPage(res, status, {
     title: 'API keys',
     session: view.session,
     current: 'api',
-    main: apiKeysMain({ ...view, keys }),
+    main: apiKeysMain({ ...view, keys, onceToken }),
   });
 }
 
@@ -43,6 +51,14 @@ async function generate(deps: TxDeps, req: Request, res: Response, session: Sess
     scopes: formValues(req.body, 'scopes'),
     expires_at: formValue(req.body, 'expires_at'),
   };
+  const once = formValue(req.body, '_once');
+  if (!/^[\w-]{16,64}$/.test(once) || !(await useFormToken(deps.sql, once))) {
+    // A reload or a second click of the same form: the key it made is listed, and not shown again.
+    const notice =
+      'This form was already sent: the key it created is in the list below, and it is not shown again.';
+    await showPage(deps, res, 409, { session, form: DEFAULT_FORM, notice });
+    return;
+  }
   try {
     // A session may grant whatever the user's role allows, as on the key API.
     const creator = { userId: session.userId, scopes: new Set(ROLE_SCOPES[session.role]) };

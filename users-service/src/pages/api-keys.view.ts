@@ -19,6 +19,8 @@ export interface KeysView {
   newKey?: CreatedKey;
   problem?: Problem;
   notice?: string;
+  /** One-time token of the generate form, so a resubmission mints nothing. */
+  onceToken: string;
 }
 
 const SCOPE_HINTS: Record<Scope, string> = {
@@ -54,13 +56,15 @@ function newKeyBox(key: CreatedKey): Html {
 function keyRow(key: ApiKey, csrfToken: string): Html {
   const expired = key.expires_at !== null && Date.parse(key.expires_at) <= Date.now();
   return html`<tr data-key-id="${key.id}">
-    <td>${key.name}</td>
-    <td><code>${key.prefix}…</code></td>
-    <td>${key.scopes.join(' ')}</td>
-    <td>${when(key.created_at, '')}</td>
-    <td>${when(key.last_used_at, 'Never')}</td>
-    <td>${when(key.expires_at, 'Never')}${expired && html` <strong>(expired)</strong>`}</td>
-    <td>
+    <td data-label="Name">${key.name}</td>
+    <td data-label="Prefix"><code>${key.prefix}…</code></td>
+    <td data-label="Scopes">${key.scopes.join(' ')}</td>
+    <td data-label="Created">${when(key.created_at, '')}</td>
+    <td data-label="Last used">${when(key.last_used_at, 'Never')}</td>
+    <td data-label="Expires">
+      ${when(key.expires_at, 'Never')}${expired && html` <strong>(expired)</strong>`}
+    </td>
+    <td class="actions">
       <form
         class="inline"
         method="post"
@@ -123,6 +127,7 @@ function generateForm(view: KeysView): Html {
     ${formAlert(problem)}
     <form id="generate-key-form" method="post" action="${API_PAGE}/keys" novalidate>
       ${csrfInput(view.session.csrfToken)}
+      <input type="hidden" name="_once" value="${view.onceToken}" />
       ${inputField({
         problem,
         name: 'name',

@@ -59,6 +59,7 @@ function layout(view: PageView, nonce: string): Html {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="same-origin" />
+        <link rel="icon" href="data:," />
         <title>${view.title} · Community Platform</title>
         ${STYLES}
       </head>

@@ -14,7 +14,8 @@ export const STYLES = new Html(`<style>
   * { box-sizing: border-box; }
   body { margin: 0; font: 16px/1.5 system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif;
     color: var(--fg); background: var(--bg); }
-  .wrap { max-width: 42rem; margin: 0 auto; padding: 0 1rem; }
+  .wrap { max-width: 62rem; margin: 0 auto; padding: 0 1rem; }
+  main form:not(.inline), main > p, .alert, .new-key, fieldset { max-width: 40rem; }
   a { color: var(--accent); }
   :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
   .skip { position: absolute; left: -999px; }
@@ -52,11 +53,20 @@ export const STYLES = new Html(`<style>
   .alert p { margin: .25rem 0; }
   .new-key { border: 2px solid var(--ok); background: var(--box); border-radius: 8px; padding: 1rem; margin: 1rem 0; }
   .new-key h2 { margin-top: 0; }
-  .new-key code { display: block; margin: .5rem 0; padding: .5rem; overflow-wrap: anywhere; font-size: 1rem;
+  #new-key { display: block; margin: .5rem 0; padding: .5rem; overflow-wrap: anywhere; font-size: 1rem;
     background: var(--bg); border: 1px solid var(--line); border-radius: 4px; user-select: all; }
   .table-wrap { overflow-x: auto; margin: 0 0 1.5rem; }
   table { border-collapse: collapse; width: 100%; font-size: .9rem; }
   th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); white-space: nowrap; }
+  /* Phones: every key becomes a small card, its actions in reach instead of off to the right. */
+  @media (max-width: 44rem) {
+    table, tbody, tr, td { display: block; }
+    thead { position: absolute; left: -9999px; }
+    tr { border-bottom: 1px solid var(--line); padding: .5rem 0; }
+    td { border: 0; padding: .125rem 0; white-space: normal; }
+    td[data-label]::before { content: attr(data-label); display: inline-block; min-width: 6.5rem; color: var(--muted); }
+    td.actions { padding-top: .5rem; }
+  }
   .muted { color: var(--muted); }
   .avatar { border-radius: 50%; vertical-align: middle; }
 </style>`);

@@ -98,9 +98,13 @@ async function registered(browser = new Browser(), extra: Form = {}) {
   return { browser, username, page };
 }
 
+const onceOf = (page: { text: string }) => /name="_once" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
+
 async function generateKey(browser: Browser, form: Form = {}) {
+  const page = await browser.get('/account/settings/api');
   return browser.post('/account/settings/api/keys', {
-    _csrf: await browser.csrf('/account/settings/api'),
+    _csrf: csrfOf(page),
+    _once: onceOf(page),
     name: 'ci script',
     scopes: ['read', 'write'],
     ...form,
@@ -322,6 +326,23 @@ describe('the API keys page', () => {
     expect((await browser.get('/account/settings/api?revoked=1')).text).not.toContain(
       `data-key-id="${keyId}"`,
     );
+  });
+
+  it('mints nothing when the same form arrives twice (a reload or a double click)', async () => {
+    const { browser, username } = await registered();
+    const page = await browser.get('/account/settings/api');
+    const form = { _csrf: csrfOf(page), _once: onceOf(page), name: 'once', scopes: ['read'] };
+    const first = await browser.post('/account/settings/api/keys', form);
+    expect(first.status).toBe(201);
+    const again = await browser.post('/account/settings/api/keys', form);
+    expect(again.status).toBe(409);
+    expect(again.text).not.toMatch(KEY);
+    expect(again.text).toContain('This form was already sent');
+    const rows =
+      await h.sql`select count(*)::int as n from api_keys where user_id = ${await userId(username)}`;
+    expect(rows[0]!.n).toBe(1);
+    const forged = await browser.post('/account/settings/api/keys', { ...form, _once: '' });
+    expect(forged.status).toBe(409);
   });
 
   it('refuses a scope beyond the role and keeps the form filled in', async () => {

@@ -1,11 +1,12 @@
 import type { Sql } from '@community/db';
 import type { Logger } from '@community/logging';
 import { deleteExpiredSessions } from '../../db/sessions.repository';
+import { pruneFormTokens } from '../../db/form-tokens.repository';
 import { pruneThrottle } from '../../db/throttle.repository';
 
 const LONGEST_WINDOW_SECONDS = 3600;
 
-/** Deletes expired sessions and throttle events outside every window, every few minutes. */
+/** Deletes expired sessions, throttle events outside every window and old form tokens, every few minutes. */
 export class Housekeeping {
   private timer: NodeJS.Timeout | undefined;
 
@@ -24,6 +25,7 @@ export class Housekeeping {
     try {
       await deleteExpiredSessions(this.sql);
       await pruneThrottle(this.sql, LONGEST_WINDOW_SECONDS);
+      await pruneFormTokens(this.sql, 7 * 86_400);
     } catch (err) {
       this.logger.warn({ err: { message: (err as Error).message } }, 'housekeeping failed; will retry');
     }

@@ -1,0 +1,12 @@
+import type { Sql } from '@community/db';
+
+/** Marks a one-time form token used; false when it already was. */
+export async function useFormToken(sql: Sql, token: string): Promise<boolean> {
+  const rows =
+    await sql`insert into used_form_tokens (token) values (${token}) on conflict do nothing returning token`;
+  return rows.length > 0;
+}
+
+export async function pruneFormTokens(sql: Sql, olderThanSeconds: number): Promise<void> {
+  await sql`delete from used_form_tokens where used_at < now() - make_interval(secs => ${olderThanSeconds})`;
+}
