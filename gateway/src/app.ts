@@ -23,7 +23,7 @@ export function buildApp(deps: GatewayAppDeps): Express {
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('trust proxy', deps.trustProxy);
-  app.use(requestId());
+  app.use(requestId({ logContext: false }));
   app.use(httpMetrics(deps.health.registry));
   app.use(accessLog(deps.logger));
   const ops = Router();

@@ -32,6 +32,7 @@ export async function start(
   const registry = createRegistry(SERVICE);
   const redis = new Redis(config.REDIS_URL, {
     enableOfflineQueue: false,
+    enableAutoPipelining: true,
     maxRetriesPerRequest: 1,
     connectTimeout: 1_000,
     commandTimeout: 500,

@@ -27,8 +27,7 @@ type WindowName = keyof typeof WINDOWS;
  * Hourly and daily fixed windows in Redis (rate-limiter-flexible), each with an in-memory insurance
  * limiter that takes over while Redis is unreachable and hands back when it returns.
  *
- * A rejected request consumes nothing: a point taken from a window that then turns the request
- * down (or from the hourly window when the daily one does) is returned at once.
+ * A rejected request consumes nothing: the points both windows took for it are returned at once.
  */
 export class TwoWindowLimiter {
   private readonly limiters = new Map<string, RateLimiterRedis>();
@@ -54,24 +53,20 @@ export class TwoWindowLimiter {
     const daily = this.limiter('daily', subject.daily);
     const store = this.redis.status === 'ready' ? 'redis' : 'memory';
 
-    const h = await settle(hourly.consume(subject.key));
-    if (!h.ok) {
-      await hourly.reward(subject.key, 1);
-      const d = await daily.get(subject.key);
-      const dailyExceeded = !!d && d.consumedPoints >= subject.daily;
+    // Both windows in one round trip (the client pipelines commands issued in the same tick).
+    const [h, d] = await Promise.all([
+      settle(hourly.consume(subject.key)),
+      settle(daily.consume(subject.key)),
+    ]);
+    if (!h.ok || !d.ok) {
+      // Each window took a point, allowed or not: give both back, so a rejection costs nothing.
+      await Promise.all([hourly.reward(subject.key, 1), daily.reward(subject.key, 1)]);
       this.decisions?.inc({ outcome: 'rejected', subject: subject.kind, store });
-      const retryMs = Math.max(h.res.msBeforeNext, dailyExceeded ? d.msBeforeNext : 0);
-      return { allowed: false, shown: state(subject.hourly, 0, h.res), retryAfter: seconds(retryMs) };
-    }
-    const d = await settle(daily.consume(subject.key));
-    if (!d.ok) {
-      await Promise.all([daily.reward(subject.key, 1), hourly.reward(subject.key, 1)]);
-      this.decisions?.inc({ outcome: 'rejected', subject: subject.kind, store });
-      return {
-        allowed: false,
-        shown: state(subject.daily, 0, d.res),
-        retryAfter: seconds(d.res.msBeforeNext),
-      };
+      const exceeded = [!h.ok && h.res, !d.ok && d.res].filter((res): res is RateLimiterRes => !!res);
+      const retryMs = Math.max(...exceeded.map((res) => res.msBeforeNext));
+      // Both windows show 0 left when both are exceeded: the tie goes to the hourly one.
+      const shown = !h.ok ? state(subject.hourly, 0, h.res) : state(subject.daily, 0, d.res);
+      return { allowed: false, shown, retryAfter: seconds(retryMs) };
     }
     this.decisions?.inc({ outcome: 'allowed', subject: subject.kind, store });
     const hourlyState = state(subject.hourly, h.res.remainingPoints, h.res);

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from '@community/logging';
 import { routeOf } from './metrics';
+import { requestIdField } from './request-id';
 
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
 
@@ -22,6 +23,7 @@ export function accessLog(logger: Logger): RequestHandler {
           status: res.statusCode,
           duration_ms: Math.round((performance.now() - started) * 10) / 10,
           ...(actor?.userId ? { account_id: actor.userId } : {}),
+          ...requestIdField(res.locals),
         },
         'request',
       );

@@ -8,6 +8,7 @@ import {
 } from '@community/contracts';
 import { isConnectionError } from '@community/db';
 import type { Logger } from '@community/logging';
+import { requestIdField } from './request-id';
 import { MethodNotAllowedError } from './resource';
 
 /** body-parser's error types, mapped to the envelope's codes. */
@@ -36,7 +37,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (!known && isConnectionError(err)) {
       logger.warn({ err: { code: (err as { code?: string }).code } }, 'database unreachable');
     } else if (!known) {
-      logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
+      logger.error(
+        { err, method: req.method, path: req.path, ...requestIdField(res.locals) },
+        'unhandled error',
+      );
     }
     const error = known ?? (isConnectionError(err) ? new ServiceUnavailableError() : null);
 

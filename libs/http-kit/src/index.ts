@@ -9,5 +9,5 @@ export { listen, type RunningServer } from './server';
 export { runService, type Stoppable } from './lifecycle';
 export { errorHandler, notFound } from './error-handler';
 export { jsonBody, BODY_LIMIT } from './body';
-export { requestId } from './request-id';
+export { requestId, requestIdField } from './request-id';
 export { accessLog } from './access-log';

@@ -1,17 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { withLogContext } from '@community/logging';
+import { currentLogContext, withLogContext } from '@community/logging';
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Echoes a sane client `X-Request-Id` or makes one; every log line of the request carries it. */
-export function requestId(): RequestHandler {
+/**
+ * Echoes a sane client `X-Request-Id` or makes one. With `logContext` every log line written while
+ * serving the request carries it; without (the gateway's hot path, where AsyncLocalStorage costs
+ * ~6% CPU on Node 20) only the lines that read `res.locals.requestId` do.
+ */
+export function requestId({ logContext = true }: { logContext?: boolean } = {}): RequestHandler {
   return (req, res, next) => {
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && SANE_ID.test(given) ? given : randomUUID();
     req.headers['x-request-id'] = id;
     res.locals.requestId = id;
     res.setHeader('X-Request-Id', id);
-    withLogContext({ requestId: id }, next);
+    if (logContext) withLogContext({ requestId: id }, next);
+    else next();
   };
+}
+
+/** The request id for a log line, when no log context adds it already. */
+export function requestIdField(locals: Record<string, unknown>): { request_id?: string } {
+  return locals.requestId && !currentLogContext() ? { request_id: String(locals.requestId) } : {};
 }
