@@ -2,11 +2,13 @@ import type { Express } from 'express';
 import { createServiceApp, type HealthOptions } from '@community/http-kit';
 import type { Logger } from '@community/logging';
 import type { Deps } from './domain/deps';
+import type { ViewCounter } from './domain/posts/view-counter';
 import { categoriesRoutes } from './routes/categories.routes';
 import { commentsRoutes } from './routes/comments.routes';
 import { postsRoutes } from './routes/posts.routes';
 
 export interface AppDeps extends Deps {
+  views: ViewCounter;
   logger: Logger;
   internalToken: string;
   health: HealthOptions;
@@ -19,7 +21,7 @@ export function buildApp(deps: AppDeps): Express {
     internalToken: deps.internalToken,
     health: deps.health,
     routes: (router) => {
-      postsRoutes(router, deps);
+      postsRoutes(router, deps, deps.views);
       commentsRoutes(router, deps);
       categoriesRoutes(router, deps);
     },

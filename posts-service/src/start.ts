@@ -3,6 +3,7 @@ import { createLogger, type Logger } from '@community/logging';
 import { startDataService, type RunningDataService } from '@community/service-runtime';
 import { buildApp } from './app';
 import type { PostsConfig } from './config';
+import { ViewCounter } from './domain/posts/view-counter';
 import { handlers } from './events/consumers';
 
 export const SERVICE = 'posts-service';
@@ -15,6 +16,7 @@ export function start(
   config: PostsConfig,
   logger: Logger = createLogger({ service: SERVICE, level: config.LOG_LEVEL }),
 ): Promise<PostsService> {
+  let views: ViewCounter | undefined;
   return startDataService({
     service: SERVICE,
     schema: SCHEMA,
@@ -24,6 +26,11 @@ export function start(
     port: config.POSTS_SERVICE_PORT,
     config,
     logger,
-    app: (runtime) => buildApp({ ...runtime, logger, internalToken: config.INTERNAL_TOKEN }),
+    async prepare(runtime) {
+      views = new ViewCounter(runtime.sql, logger);
+      views.start();
+    },
+    app: (runtime) => buildApp({ ...runtime, views: views!, logger, internalToken: config.INTERNAL_TOKEN }),
+    onStop: () => views?.stop(),
   });
 }

@@ -129,16 +129,6 @@ export async function findLivePost(
   return row ?? null;
 }
 
-/** Counts one view and returns the post as it is after the view. */
-export async function viewPost(db: Db, id: number): Promise<PostRow | null> {
-  const [row] = await db<PostRow[]>`
-    with viewed as (
-      update posts set views = views + 1 where id = ${id} and deleted_at is null returning *
-    )
-    ${withAuthorAndCategory(db, db`viewed`)}`;
-  return row ?? null;
-}
-
 export async function insertPost(tx: Tx, post: NewPost): Promise<number> {
   const [row] = await tx<{ id: number }[]>`
     insert into posts (title, slug, content, author_id, category_id, tags)

@@ -15,8 +15,9 @@ import { deletePost } from '../domain/posts/delete-post';
 import { setPostLike } from '../domain/posts/like-post';
 import { listPosts, readPost } from '../domain/posts/read-posts';
 import { updatePost } from '../domain/posts/update-post';
+import type { ViewCounter } from '../domain/posts/view-counter';
 
-export function postsRoutes(router: Router, deps: Deps): void {
+export function postsRoutes(router: Router, deps: Deps, views: ViewCounter): void {
   resource(router, '/posts', {
     get: async (req, res) => sendPage(req, res, await listPosts(deps, parseWith(listPostsQuery, req.query))),
     post: async (req, res) => {
@@ -26,7 +27,7 @@ export function postsRoutes(router: Router, deps: Deps): void {
   });
 
   resource(router, '/posts/:id', {
-    get: async (req, res) => sendData(res, await readPost(deps, parseId(req.params.id, 'post'))),
+    get: async (req, res) => sendData(res, await readPost(deps, views, parseId(req.params.id, 'post'))),
     put: async (req, res) => {
       const id = parseId(req.params.id, 'post');
       sendData(

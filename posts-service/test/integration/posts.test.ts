@@ -1,5 +1,5 @@
 import { errorEnvelope, postDetail, singleEnvelope, deletedSchema } from '@community/contracts';
-import { actor } from '@community/test-harness';
+import { actor, waitFor } from '@community/test-harness';
 import {
   alice,
   bob,
@@ -160,6 +160,16 @@ describe('GET /api/v1/posts/{id}', () => {
     const { id } = await createPost(h, alice, { category_id: categoryId });
     expect((await h.call(bob, 'GET', `/posts/${id}`)).body.data.views).toBe(1);
     expect((await h.call(bob, 'GET', `/posts/${id}`)).body.data.views).toBe(2);
+  });
+
+  it('writes every view of concurrent reads to the database within a second', async () => {
+    const { id } = await createPost(h, alice, { category_id: categoryId });
+    await Promise.all(Array.from({ length: 25 }, () => h.call(bob, 'GET', `/posts/${id}`)));
+    await waitFor(async () => (await h.sql`select views from posts where id = ${id}`)[0]?.views === 25, {
+      what: 'the 25 views to be written',
+      timeoutMs: 3_000,
+    });
+    expect((await h.call(bob, 'GET', `/posts/${id}`)).body.data.views).toBe(26);
   });
 
   it.each(['999999', 'abc', '0', '-1', '1.5', '2147483648', '1e3', '%20'])(

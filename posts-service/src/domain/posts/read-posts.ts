@@ -1,9 +1,10 @@
 import { NotFoundError, type ListPostsQuery, type PostDetail, type PostListItem } from '@community/contracts';
 import type { Page } from '@community/http-kit';
-import { countPosts, listPosts as queryPosts, postsByIds, viewPost } from '../../db/posts.repository';
+import { countPosts, findLivePost, listPosts as queryPosts, postsByIds } from '../../db/posts.repository';
 import { trendingPageIds } from '../../db/trending.repository';
 import type { Deps } from '../deps';
 import { toDetail, toListItem } from '../representations';
+import type { ViewCounter } from './view-counter';
 
 export async function listPosts(deps: Deps, query: ListPostsQuery): Promise<Page<PostListItem>> {
   const { page, limit, sort, category, author, tag } = query;
@@ -22,8 +23,8 @@ export async function listPosts(deps: Deps, query: ListPostsQuery): Promise<Page
 }
 
 /** Every detail read counts as one view, and the answer already includes it. */
-export async function readPost(deps: Deps, id: number): Promise<PostDetail> {
-  const row = await viewPost(deps.sql, id);
+export async function readPost(deps: Deps, views: ViewCounter, id: number): Promise<PostDetail> {
+  const row = await findLivePost(deps.sql, id);
   if (!row) throw new NotFoundError('post');
-  return toDetail(row);
+  return toDetail({ ...row, views: row.views + views.record(id) });
 }
