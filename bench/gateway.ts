@@ -1,0 +1,830 @@
+/**
+ * `GET /api/v1/posts/{id}` three ways, same run, same load: straight to posts-service, through nginx
+ * as a plain reverse proxy, and through the gateway (`npm run bench:gateway`, loopback only, bounded).
+ *
+ * users-service, posts-service and the gateway run as separate processes (like `npm start`), nginx
+ * (Debian package) runs in the foreground from a temp dir, and wrk (Debian package, C, one thread)
+ * generates the load, so no server shares an event loop with the load generator. Direct and nginx
+ * requests carry identity headers signed here, exactly as the gateway would sign them; gateway
+ * requests carry an API key of an enterprise account with limits far above the run.
+ *
+ * Everything lives apart from `npm start` and the tests: database `community_bench_gw` (dropped at
+ * start and end), exchange `bench.gw.events`, Redis prefix `bench:gw:`, free ports.
+ *
+ * Env: BENCH_CONNECTIONS (32,1: the concurrency levels, the first saturates the machine, c=1 shows
+ *      the latency each hop adds without queueing), BENCH_DURATION (10 s measured), BENCH_WARMUP
+ *      (3 s, before each measured run), BENCH_ROUNDS (2: direct, nginx, gateway, then gateway,
+ *      nginx, direct), BENCH_POSTS (100: posts the requests rotate over; every read of a post is
+ *      also an UPDATE of its view count, and a single hot row would serialise on its row lock and
+ *      pile up dead row versions, slowing later runs), BENCH_THREADS (1 wrk thread),
+ *      BENCH_TARGETS (direct,nginx,gateway), BENCH_LOG_LEVEL (warn, for all three services),
+ *      BENCH_PROFILE_DIR (unset: when set, the gateway runs with --cpu-prof into that directory),
+ *      BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway, e.g. --perf-basic-prof),
+ *      BENCH_GW_DATABASE_URL, BENCH_REDIS_URL, BENCH_AMQP_URL.
+ *
+ * Besides req/s and latency it reports CPU per request of every process (from /proc), which on a
+ * shared 2-core machine is steadier than throughput and says where the time goes.
+ */
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import Redis from 'ioredis';
+import { createDb, type Sql } from '@community/db';
+import { topologyNames } from '@community/events';
+import { signIdentity } from '@community/http-kit';
+import { actor, apiClient, deleteAmqpObjects, freePort } from '@community/test-harness';
+
+const root = path.resolve(__dirname, '..');
+const DATABASE_URL =
+  process.env.BENCH_GW_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/community_bench_gw';
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const AMQP_URL = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+const DATABASE_NAME = decodeURIComponent(new URL(DATABASE_URL).pathname.slice(1));
+const EXCHANGE = 'bench.gw.events';
+const REDIS_PREFIX = 'bench:gw:';
+const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '32,1').split(',').map((c) => {
+  const n = Number(c.trim());
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error('BENCH_CONNECTIONS must be positive integers, comma-separated');
+  return n;
+});
+const DURATION = intEnv('BENCH_DURATION', 10);
+const WARMUP = intEnv('BENCH_WARMUP', 3);
+const ROUNDS = intEnv('BENCH_ROUNDS', 2);
+const POSTS = intEnv('BENCH_POSTS', 100);
+const THREADS = intEnv('BENCH_THREADS', 1);
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ? path.resolve(process.env.BENCH_PROFILE_DIR) : undefined;
+const GATEWAY_NODE_ARGS = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const TARGETS = (process.env.BENCH_TARGETS ?? 'direct,nginx,gateway').split(',').map((t) => t.trim());
+
+const TARGET_RATIO = 0.6;
+const TARGET_ADDED_P50_MS = 2;
+
+type Target = 'direct' | 'nginx' | 'gateway';
+
+function intEnv(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child processes
+
+interface Child {
+  name: string;
+  proc: ChildProcess;
+  log: string;
+}
+
+const children: Child[] = [];
+const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-gw-'));
+// nginx's worker drops to `nobody` when the master runs as root: it must be able to enter the dir.
+fs.chmodSync(workDir, 0o755);
+
+function startChild(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): Child {
+  const log = path.join(workDir, `${name}.log`);
+  const fd = fs.openSync(log, 'a');
+  // Output goes to a file, never through this process: it stays idle while wrk runs.
+  const proc = spawn(command, args, { cwd: root, env, stdio: ['ignore', fd, fd] });
+  fs.closeSync(fd);
+  const child = { name, proc, log };
+  children.push(child);
+  return child;
+}
+
+function logTail(child: Child, lines = 20): string {
+  try {
+    return fs.readFileSync(child.log, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+const running = (child: Child) => child.proc.exitCode === null && child.proc.signalCode === null;
+
+function startService(name: string, dir: string, env: Record<string, string>, nodeArgs: string[] = []) {
+  return startChild(
+    name,
+    process.execPath,
+    [...nodeArgs, '--conditions=source', '--import', 'tsx', path.join(dir, 'src/main.ts')],
+    {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      NODE_ENV: 'production',
+      LOG_LEVEL: LOG_LEVEL,
+      ...env,
+    },
+  );
+}
+
+async function waitHttp(child: Child, url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!running(child)) throw new Error(`${child.name} exited during start:\n${logTail(child)}`);
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(200);
+  }
+  throw new Error(`${child.name} was not ready within ${timeoutMs / 1000} s (${url}):\n${logTail(child)}`);
+}
+
+async function stopChild(child: Child): Promise<void> {
+  if (!running(child)) return;
+  const exited = new Promise<void>((resolve) => child.proc.once('exit', () => resolve()));
+  child.proc.kill('SIGTERM');
+  const timer = setTimeout(() => {
+    console.error(`${child.name} did not stop within 15 s: SIGKILL`);
+    child.proc.kill('SIGKILL');
+  }, 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// ---------------------------------------------------------------------------------------------
+// Isolated infrastructure: database, Redis keys, AMQP objects
+
+function adminDb() {
+  const url = new URL(DATABASE_URL);
+  url.pathname = '/postgres';
+  return createDb(url.toString(), { schema: 'public', max: 1 });
+}
+
+async function dropDatabase(): Promise<void> {
+  if (!/^[a-z0-9_]+$/.test(DATABASE_NAME)) throw new Error(`refusing to drop database "${DATABASE_NAME}"`);
+  const sql = adminDb();
+  try {
+    await sql.unsafe(`drop database if exists "${DATABASE_NAME}" with (force)`);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+async function clearRedis(): Promise<void> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${REDIS_PREFIX}*`, 'COUNT', 500);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function clearAmqp(): Promise<void> {
+  const queues = ['posts-service', 'users-service'].flatMap((service) => {
+    const names = topologyNames(EXCHANGE, service);
+    return [names.queue, names.deadLetterQueue];
+  });
+  const names = topologyNames(EXCHANGE, 'x');
+  await deleteAmqpObjects(AMQP_URL, { queues, exchanges: [names.exchange, names.deadLetterExchange] });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load generation with wrk
+
+interface Plan {
+  target: Target;
+  url: string;
+  /** One request per post the run rotates over: path and headers. */
+  requests: { path: string; headers: Record<string, string> }[];
+}
+
+interface WrkResult {
+  requests: number;
+  durationUs: number;
+  bytes: number;
+  non2xx: number;
+  firstBadStatus: number;
+  errors: { connect: number; read: number; write: number; status: number; timeout: number };
+  p50Us: number;
+  p90Us: number;
+  p99Us: number;
+  maxUs: number;
+  meanUs: number;
+}
+
+const lua = (value: string) => JSON.stringify(value); // ASCII paths and header values only
+
+function wrkScript(plan: Plan): string {
+  const requests = plan.requests
+    .map(({ path: p, headers }) => {
+      const table = Object.entries(headers)
+        .map(([name, value]) => `[${lua(name)}] = ${lua(value)}`)
+        .join(', ');
+      return `    wrk.format("GET", ${lua(p)}, { ${table} }),`;
+    })
+    .join('\n');
+  return `-- generated by bench/gateway.ts for target ${plan.target}
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+
+local reqs, i = {}, 0
+non2xx, bad = 0, 0
+function init(args)
+  reqs = {
+${requests}
+  }
+end
+function request()
+  i = i % #reqs + 1
+  return reqs[i]
+end
+function response(status, headers, body)
+  if status < 200 or status > 299 then
+    non2xx = non2xx + 1
+    if bad == 0 then bad = status end
+  end
+end
+
+function done(summary, latency, requests)
+  local n, first = 0, 0
+  for _, t in ipairs(threads) do
+    n = n + t:get("non2xx")
+    if first == 0 then first = t:get("bad") end
+  end
+  local e = summary.errors
+  io.write(string.format(
+    'BENCH_JSON {"requests":%d,"durationUs":%d,"bytes":%d,"non2xx":%d,"firstBadStatus":%d,' ..
+    '"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},' ..
+    '"p50Us":%d,"p90Us":%d,"p99Us":%d,"maxUs":%d,"meanUs":%.1f}\\n',
+    summary.requests, summary.duration, summary.bytes, n, first,
+    e.connect, e.read, e.write, e.status, e.timeout,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max, latency.mean))
+end
+`;
+}
+
+function wrkArgs(plan: Plan, connections: number, seconds: number, script: string): string[] {
+  return [
+    `-t${Math.min(THREADS, connections)}`,
+    `-c${connections}`,
+    `-d${seconds}s`,
+    '--timeout',
+    '5s',
+    '-s',
+    script,
+    plan.url,
+  ];
+}
+
+function runWrk(
+  plan: Plan,
+  connections: number,
+  seconds: number,
+  label: string,
+): WrkResult & { cpuMs: number } {
+  const script = path.join(workDir, `${plan.target}-c${connections}-${label}.lua`);
+  fs.writeFileSync(script, wrkScript(plan));
+  // bash's `times` prints the CPU its children (wrk) used: user and system, on the second line.
+  const out = execFileSync(
+    'bash',
+    ['-c', 'wrk "$@" && times', 'wrk', ...wrkArgs(plan, connections, seconds, script)],
+    {
+      encoding: 'utf8',
+      timeout: (seconds + 30) * 1000,
+    },
+  );
+  const line = out.split('\n').find((l) => l.startsWith('BENCH_JSON '));
+  if (!line) throw new Error(`wrk printed no summary:\n${out}`);
+  const times = out.trimEnd().split('\n').at(-1)!.split(' ').map(bashTime);
+  return {
+    ...(JSON.parse(line.slice('BENCH_JSON '.length)) as WrkResult),
+    cpuMs: (times[0] ?? 0) + (times[1] ?? 0),
+  };
+}
+
+/** `1m2.345s` → milliseconds. */
+function bashTime(value: string): number {
+  const match = /^(\d+)m([\d.]+)s$/.exec(value.trim());
+  return match ? (Number(match[1]) * 60 + Number(match[2])) * 1000 : 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// CPU accounting from /proc (Linux): on a shared 2-core machine, CPU per request is steadier than
+// throughput, and it says which process the time goes to.
+
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+interface ProcStat {
+  pid: number;
+  ppid: number;
+  ticks: number;
+  cmdline: string;
+}
+
+function allProcesses(): ProcStat[] {
+  const out: ProcStat[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      out.push({
+        pid: Number(entry),
+        ppid: Number(fields[1]),
+        ticks: Number(fields[11]) + Number(fields[12]),
+        cmdline,
+      });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+type CpuGroups = Record<string, Map<number, number>>;
+
+/** CPU ticks per process of each group: a child and its direct children (nginx's worker). */
+function cpuSnapshot(groups: Record<string, Child>, database: string): CpuGroups {
+  const procs = allProcesses();
+  const snapshot: CpuGroups = {};
+  for (const [name, child] of Object.entries(groups)) {
+    const pid = child.proc.pid;
+    snapshot[name] = new Map(
+      procs.filter((p) => p.pid === pid || p.ppid === pid).map((p) => [p.pid, p.ticks] as const),
+    );
+  }
+  // The Redis server is shared with anything else on the machine; the bench is its main user.
+  snapshot.redis = new Map(
+    procs.filter((p) => p.cmdline.startsWith('redis-server')).map((p) => [p.pid, p.ticks] as const),
+  );
+  // PostgreSQL backends serving the bench database ("postgres: 15/main: <user> <db> <host> …").
+  snapshot.postgres = new Map(
+    procs.filter((p) => p.cmdline.includes(` ${database} `)).map((p) => [p.pid, p.ticks] as const),
+  );
+  return snapshot;
+}
+
+function cpuUsedMs(before: CpuGroups, after: CpuGroups): Record<string, number> {
+  const used: Record<string, number> = {};
+  for (const [name, pids] of Object.entries(after)) {
+    let ticks = 0;
+    for (const [pid, t] of pids) ticks += t - (before[name]?.get(pid) ?? 0);
+    used[name] = (ticks * 1000) / CLK_TCK;
+  }
+  return used;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function checkTools(): { nginx: string; wrk: string } {
+  const versionOf = (command: string, args: string[]) => {
+    // `nginx -v` prints to stderr; `wrk -v` exits 1 after printing its version.
+    const res = spawnSync(command, args, { encoding: 'utf8' });
+    if (res.error) return undefined;
+    return `${res.stdout}${res.stderr}`.trim();
+  };
+  const nginx = versionOf('nginx', ['-v']);
+  const wrk = versionOf('wrk', ['-v']);
+  const missing = [!nginx && 'nginx', !wrk && 'wrk'].filter(Boolean);
+  if (missing.length) {
+    throw new Error(`${missing.join(' and ')} not found: apt-get update && apt-get install -y nginx wrk`);
+  }
+  return { nginx: nginx!.split('\n')[0]!, wrk: wrk!.split('\n')[0]!.replace(/ \[.*$/, '') };
+}
+
+async function arrangeData(usersUrl: string, postsUrl: string, gatewayUrl: string, token: string) {
+  const users = apiClient(usersUrl, token);
+  const posts = apiClient(postsUrl, token);
+  const name = `bench_${Date.now().toString(36)}`;
+  const registered = await fetch(`${gatewayUrl}/api/v1/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      username: name,
+      email: `${name}@example.test`,
+      password: 'a long bench password',
+    }),
+  });
+  const registeredBody = (await registered.json()) as { data?: { id: number } };
+  if (registered.status !== 201 || !registeredBody.data) {
+    throw new Error(`registration answered ${registered.status}: ${JSON.stringify(registeredBody)}`);
+  }
+  const userId = registeredBody.data.id;
+  const owner = actor(userId, 'member', ['read', 'write', 'keys', 'webhooks']);
+  const key = await users(owner, 'POST', '/keys', { body: { name: 'bench key', scopes: ['read'] } });
+  if (key.status !== 201) throw new Error(`key not minted: ${key.text}`);
+  const admin = actor(1, 'admin', ['read', 'write', 'moderate', 'admin']);
+  const plan = await users(admin, 'PUT', `/users/${userId}/plan`, {
+    body: { plan: 'enterprise', hourly_limit: 100_000_000, daily_limit: 1_000_000_000 },
+  });
+  if (plan.status !== 200) throw new Error(`plan not set: ${plan.text}`);
+  const category = await posts(admin, 'POST', '/categories', { body: { name: 'Bench' } });
+  if (category.status !== 201) throw new Error(`category not created: ${category.text}`);
+  const ids: number[] = [];
+  for (let i = 1; i <= POSTS; i++) {
+    const post = await posts(actor(userId, 'member', ['read', 'write']), 'POST', '/posts', {
+      body: {
+        title: `Bench post ${i}`,
+        content: 'Lorem ipsum dolor sit amet. '.repeat(20),
+        category_id: category.body.data.id,
+        tags: ['bench'],
+      },
+    });
+    if (post.status !== 201) throw new Error(`post not created: ${post.text}`);
+    ids.push(post.body.data.id as number);
+  }
+  return { userId, key: key.body.data.key as string, ids };
+}
+
+function plans(
+  targets: Record<Target, string>,
+  data: { userId: number; key: string; ids: number[] },
+  token: string,
+): Record<Target, Plan> {
+  const paths = data.ids.map((id) => `/api/v1/posts/${id}`);
+  // What the gateway signs for this key: the account, its role and the key's scopes.
+  const as = actor(data.userId, 'member', ['read']);
+  const signed = () =>
+    paths.map((p) => ({
+      path: p,
+      headers: signIdentity(token, { method: 'GET', url: p, actor: as, clientIp: '127.0.0.1' }),
+    }));
+  return {
+    direct: { target: 'direct', url: targets.direct, requests: signed() },
+    nginx: { target: 'nginx', url: targets.nginx, requests: signed() },
+    gateway: {
+      target: 'gateway',
+      url: targets.gateway,
+      requests: paths.map((p) => ({ path: p, headers: { authorization: `Bearer ${data.key}` } })),
+    },
+  };
+}
+
+/**
+ * One GET on a fresh connection, never a pooled one: a fetch reusing a connection left idle across
+ * runs (~65 s, the services' keep-alive timeout) once failed with "fetch failed" here.
+ */
+function getOnce(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { headers, agent: false, timeout: 10_000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
+    req.on('error', reject);
+  });
+}
+
+/** Every request of the plan answers 200 with its post before it is measured. */
+async function verify(plan: Plan): Promise<void> {
+  for (const { path: p, headers } of plan.requests) {
+    const res = await getOnce(plan.url + p, headers);
+    let id: unknown;
+    try {
+      id = (JSON.parse(res.body) as { data?: { id?: number } }).data?.id;
+    } catch {
+      id = undefined;
+    }
+    if (res.status !== 200 || `/api/v1/posts/${id}` !== p) {
+      throw new Error(`${plan.target} ${p} answered ${res.status}: ${res.body.slice(0, 300)}`);
+    }
+  }
+}
+
+interface Row {
+  connections: number;
+  round: number;
+  target: Target;
+  rps: number;
+  result: WrkResult;
+  /** CPU milliseconds each process group used during the measured run. */
+  cpuMs: Record<string, number>;
+  loadAvg: number;
+}
+
+const ms = (us: number) => (us / 1000).toFixed(2);
+
+const CPU_GROUPS = ['wrk', 'nginx', 'gateway', 'redis', 'posts', 'users', 'postgres'] as const;
+
+function printTable(rows: Row[]): void {
+  const table = (header: string[], widths: number[], lines: string[][]) => {
+    const fmt = (cells: string[]) =>
+      cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' ');
+    console.log(fmt(header));
+    for (const cells of lines) console.log(fmt(cells));
+  };
+  table(
+    [
+      'round',
+      'target',
+      'req/s',
+      'p50 ms',
+      'p90 ms',
+      'p99 ms',
+      'max ms',
+      'requests',
+      'non-2xx',
+      'errors',
+      'load1',
+    ],
+    [5, 8, 7, 7, 7, 7, 8, 9, 8, 7, 6],
+    rows.map(({ round, target, rps, result: r, loadAvg }) => [
+      String(round),
+      target,
+      rps.toFixed(0),
+      ms(r.p50Us),
+      ms(r.p90Us),
+      ms(r.p99Us),
+      ms(r.maxUs),
+      String(r.requests),
+      String(r.non2xx),
+      String(r.errors.connect + r.errors.read + r.errors.write + r.errors.timeout),
+      loadAvg.toFixed(2),
+    ]),
+  );
+  console.log(
+    '\nCPU per request in microseconds (user + system from /proc; postgres: backends of the bench database; redis: the shared server):',
+  );
+  table(
+    ['round', 'target', ...CPU_GROUPS, 'total'],
+    [5, 8, ...CPU_GROUPS.map(() => 8), 8],
+    rows.map(({ round, target, result, cpuMs }) => {
+      const per = (cpu: number) => ((cpu * 1000) / result.requests).toFixed(0);
+      const total = CPU_GROUPS.reduce((sum, g) => sum + (cpuMs[g] ?? 0), 0);
+      return [String(round), target, ...CPU_GROUPS.map((g) => per(cpuMs[g] ?? 0)), per(total)];
+    }),
+  );
+}
+
+function summarise(rows: Row[], target: Target) {
+  const mine = rows.filter((r) => r.target === target);
+  if (!mine.length) return undefined;
+  const mean = (f: (r: Row) => number) => mine.reduce((sum, r) => sum + f(r), 0) / mine.length;
+  const requests = mine.reduce((sum, r) => sum + r.result.requests, 0);
+  const cpuUs = (group: string) =>
+    (mine.reduce((sum, r) => sum + (r.cpuMs[group] ?? 0), 0) * 1000) / requests;
+  return {
+    rps: mean((r) => r.rps),
+    p50Us: mean((r) => r.result.p50Us),
+    p99Us: mean((r) => r.result.p99Us),
+    cpuUs: Object.fromEntries(CPU_GROUPS.map((g) => [g, cpuUs(g)])) as Record<
+      (typeof CPU_GROUPS)[number],
+      number
+    >,
+  };
+}
+
+function report(rows: Row[], targets: Target[]): void {
+  console.log('\nMean per target:');
+  const means: Partial<Record<Target, ReturnType<typeof summarise>>> = {};
+  for (const t of targets) {
+    const m = summarise(rows, t)!;
+    means[t] = m;
+    console.log(
+      `${t.padEnd(8)} ${m.rps.toFixed(0).padStart(6)} req/s   p50 ${ms(m.p50Us).padStart(6)} ms   ` +
+        `p99 ${ms(m.p99Us).padStart(6)} ms   CPU/request ${CPU_GROUPS.map((g) => `${g} ${m.cpuUs[g].toFixed(0)}`).join(', ')} µs`,
+    );
+  }
+  const { direct, nginx: viaNginx, gateway: viaGateway } = means;
+  if (!direct || !viaNginx || !viaGateway) return;
+  const ratio = viaGateway.rps / viaNginx.rps;
+  const added = (viaGateway.p50Us - direct.p50Us) / 1000;
+  const verdict = (ok: boolean) => (ok ? 'MET' : 'MISSED');
+  console.log('\nAgainst the targets (means over rounds):');
+  console.log(
+    `  gateway / nginx throughput: ${ratio.toFixed(2)}x (target >= ${TARGET_RATIO}x): ${verdict(ratio >= TARGET_RATIO)}`,
+  );
+  console.log(
+    `  gateway p50 - direct p50:   ${added.toFixed(2)} ms (target <= ${TARGET_ADDED_P50_MS} ms): ` +
+      verdict(added <= TARGET_ADDED_P50_MS),
+  );
+  console.log(
+    `  for reference: nginx / direct throughput ${(viaNginx.rps / direct.rps).toFixed(2)}x, ` +
+      `nginx p50 - direct p50 ${((viaNginx.p50Us - direct.p50Us) / 1000).toFixed(2)} ms, ` +
+      `gateway / direct throughput ${(viaGateway.rps / direct.rps).toFixed(2)}x`,
+  );
+  const gatewayExtra = viaGateway.cpuUs.gateway + viaGateway.cpuUs.redis - direct.cpuUs.redis;
+  console.log(
+    `  CPU the proxy spends per request: nginx ${viaNginx.cpuUs.nginx.toFixed(0)} µs, gateway ` +
+      `${viaGateway.cpuUs.gateway.toFixed(0)} µs + Redis ${(viaGateway.cpuUs.redis - direct.cpuUs.redis).toFixed(0)} µs ` +
+      `(${(gatewayExtra / viaNginx.cpuUs.nginx).toFixed(1)}x nginx)`,
+  );
+}
+
+async function main(): Promise<void> {
+  const tools = checkTools();
+  const targets = TARGETS.filter((t): t is Target => t === 'direct' || t === 'nginx' || t === 'gateway');
+  if (!targets.length) throw new Error('BENCH_TARGETS names none of direct, nginx, gateway');
+
+  await dropDatabase();
+  await clearRedis();
+  await clearAmqp();
+
+  const token = randomBytes(32).toString('base64url');
+  const [usersPort, postsPort, gatewayPort, nginxPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
+  const common = {
+    DATABASE_URL,
+    AMQP_URL,
+    AMQP_EXCHANGE: EXCHANGE,
+    INTERNAL_TOKEN: token,
+    SHUTDOWN_GRACE_MS: '1000',
+  };
+  const users = startService('users', 'users-service', { ...common, USERS_SERVICE_PORT: String(usersPort) });
+  const posts = startService('posts', 'posts-service', { ...common, POSTS_SERVICE_PORT: String(postsPort) });
+  const usersUrl = `http://127.0.0.1:${usersPort}`;
+  const postsUrl = `http://127.0.0.1:${postsPort}`;
+  // Sequentially: both migrate the same database on first start.
+  await waitHttp(users, `${usersUrl}/readyz`);
+  await waitHttp(posts, `${postsUrl}/readyz`);
+
+  if (PROFILE_DIR) fs.mkdirSync(PROFILE_DIR, { recursive: true });
+  const gateway = startService(
+    'gateway',
+    'gateway',
+    {
+      INTERNAL_TOKEN: token,
+      AMQP_URL,
+      AMQP_EXCHANGE: EXCHANGE,
+      REDIS_URL,
+      REDIS_PREFIX,
+      GATEWAY_PORT: String(gatewayPort),
+      USERS_SERVICE_URL: usersUrl,
+      POSTS_SERVICE_URL: postsUrl,
+      WEBHOOK_SERVICE_URL: 'http://127.0.0.1:9',
+      SHUTDOWN_GRACE_MS: '1000',
+    },
+    [...GATEWAY_NODE_ARGS, ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [])],
+  );
+  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  await waitHttp(gateway, `${gatewayUrl}/readyz`);
+
+  const conf = fs
+    .readFileSync(path.join(__dirname, 'nginx', 'nginx.conf.template'), 'utf8')
+    .replaceAll('{{DIR}}', workDir)
+    .replaceAll('{{PORT}}', String(nginxPort))
+    .replaceAll('{{UPSTREAM_PORT}}', String(postsPort));
+  fs.writeFileSync(path.join(workDir, 'nginx.conf'), conf);
+  const nginx = startChild(
+    'nginx',
+    'nginx',
+    [
+      '-p',
+      `${workDir}/`,
+      '-c',
+      path.join(workDir, 'nginx.conf'),
+      '-e',
+      path.join(workDir, 'error.log'),
+      '-g',
+      'daemon off;',
+    ],
+    { PATH: process.env.PATH },
+  );
+  const nginxUrl = `http://127.0.0.1:${nginxPort}`;
+  await waitHttp(nginx, `${nginxUrl}/healthz`);
+
+  const data = await arrangeData(usersUrl, postsUrl, gatewayUrl, token);
+  const groups = { nginx, gateway, posts, users };
+  benchDb = createDb(DATABASE_URL, { schema: 'posts', max: 1 });
+  const urls: Record<Target, string> = { direct: postsUrl, nginx: nginxUrl, gateway: gatewayUrl };
+
+  const cores = os.cpus().length;
+  const overrides = Object.entries(process.env)
+    .filter(([name]) => name.startsWith('BENCH_'))
+    .map(([name, value]) => `${name}=${value} `)
+    .join('');
+  console.log(`\ncommand: ${overrides}npm run bench:gateway (${new Date().toISOString()})`);
+  console.log(
+    `GET /api/v1/posts/{id} (${POSTS} post${POSTS > 1 ? 's' : ''} in rotation), ` +
+      `${CONNECTIONS.join(' then ')} connections, wrk ${THREADS} thread, ${WARMUP} s warm-up + ${DURATION} s measured ` +
+      `per run, ${ROUNDS} round(s) of ${targets.join(', ')}`,
+  );
+  console.log(
+    `node ${process.version}, ${tools.nginx.replace('nginx version: ', '')} (1 worker), ${tools.wrk}, ` +
+      `${cores} cores shared by wrk, nginx, the three services, PostgreSQL and Redis; ` +
+      `services at LOG_LEVEL=${LOG_LEVEL}, NODE_ENV=production; load average at start ${os.loadavg()[0]!.toFixed(2)}`,
+  );
+
+  console.log(
+    `pids: ${Object.entries(groups)
+      .map(([name, child]) => `${name} ${child.proc.pid}`)
+      .join(', ')}`,
+  );
+
+  const rows: Row[] = [];
+  for (const connections of CONNECTIONS) {
+    console.log(
+      `\nwrk command per run: wrk -t${Math.min(THREADS, connections)} -c${connections} -d${DURATION}s ` +
+        `--timeout 5s -s <target>.lua <url>`,
+    );
+    for (let round = 1; round <= ROUNDS; round++) {
+      // Signatures are valid for 5 minutes: sign afresh for every round.
+      const byTarget = plans(urls, data, token);
+      // direct, nginx, gateway, then gateway, nginx, direct: a drift during the run (the database
+      // warming, dead row versions piling up) then weighs on every target alike.
+      for (const target of round % 2 ? targets : [...targets].reverse()) {
+        const plan = byTarget[target];
+        await verify(plan);
+        const warm = runWrk(plan, connections, WARMUP, `r${round}-warmup`);
+        if (warm.non2xx)
+          console.warn(`${target} warm-up: ${warm.non2xx} non-2xx (first ${warm.firstBadStatus})`);
+        // Every read bumps a view count, and the engagement index includes views: no HOT update,
+        // so dead row versions and index entries pile up and slow every later run. Start each
+        // measured run from a vacuumed table.
+        await benchDb`vacuum posts.posts`;
+        const before = cpuSnapshot(groups, DATABASE_NAME);
+        const result = runWrk(plan, connections, DURATION, `r${round}`);
+        const cpuMs = { wrk: result.cpuMs, ...cpuUsedMs(before, cpuSnapshot(groups, DATABASE_NAME)) };
+        const rps = result.requests / (result.durationUs / 1e6);
+        rows.push({ connections, round, target, rps, result, cpuMs, loadAvg: os.loadavg()[0]! });
+        console.log(
+          `c=${connections} round ${round} ${target.padEnd(7)} ${rps.toFixed(0).padStart(6)} req/s  ` +
+            `p50 ${ms(result.p50Us)} ms  p99 ${ms(result.p99Us)} ms  non-2xx ${result.non2xx}`,
+        );
+      }
+    }
+  }
+
+  for (const connections of CONNECTIONS) {
+    const level = rows.filter((r) => r.connections === connections);
+    console.log(`\n=== ${connections} connection${connections > 1 ? 's' : ''} ===`);
+    printTable(level);
+    report(level, targets);
+  }
+  const failed = rows.filter(
+    (r) =>
+      r.result.non2xx ||
+      r.result.errors.connect + r.result.errors.read + r.result.errors.write + r.result.errors.timeout,
+  );
+  if (failed.length) {
+    process.exitCode = 1;
+    console.error(`\n${failed.length} measured run(s) had non-2xx answers or socket errors: see the table`);
+  }
+}
+
+let benchDb: Sql | undefined;
+let cleaning: Promise<void> | undefined;
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await benchDb?.end({ timeout: 5 }).catch(() => {});
+    // nginx first (it holds connections to posts-service), then the gateway, then the services.
+    for (const name of ['nginx', 'gateway', 'posts', 'users']) {
+      const child = children.find((c) => c.name === name);
+      if (child) await stopChild(child);
+    }
+    const steps: [string, () => Promise<void>][] = [
+      ['database', dropDatabase],
+      ['redis', clearRedis],
+      ['amqp', clearAmqp],
+    ];
+    for (const [what, step] of steps) {
+      await step().catch((err: unknown) =>
+        console.error(`cleanup of ${what} failed: ${(err as Error).message}`),
+      );
+    }
+    if (process.exitCode && process.exitCode !== 0) {
+      console.error(`logs kept in ${workDir}`);
+    } else {
+      fs.rmSync(workDir, { recursive: true, force: true });
+    }
+    if (PROFILE_DIR) console.log(`gateway CPU profile in ${PROFILE_DIR}`);
+  })();
+  return cleaning;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: stopping`);
+    process.exitCode = 130;
+    void cleanup().then(() => process.exit(130));
+  });
+}
+
+main()
+  .catch((err: unknown) => {
+    const cause = err instanceof Error && err.cause instanceof Error ? ` (${err.cause.message})` : '';
+    console.error(err instanceof Error ? `${err.message}${cause}` : err);
+    process.exitCode = 1;
+  })
+  .finally(() => cleanup());
