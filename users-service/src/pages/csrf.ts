@@ -28,8 +28,7 @@ export function anonymousCsrfToken(req: Request, res: Response): string {
   return token;
 }
 
-// sameSecret compares bytes after checking UTF-16 lengths; non-ASCII input of the right length would
-// make timingSafeEqual throw, so only token-shaped input reaches it.
+// Tokens are base64url: anything else is refused before the constant-time comparison.
 const matches = (given: string, expected: string | undefined) =>
   !!expected && /^[A-Za-z0-9_-]+$/.test(given) && sameSecret(given, expected);
 
