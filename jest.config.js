@@ -25,6 +25,7 @@ const packages = [
   'posts-service',
   'users-service',
   'gateway',
+  'webhook-service',
 ];
 
 module.exports = {

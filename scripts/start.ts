@@ -29,6 +29,7 @@ interface ServiceSpec {
 const SERVICES: ServiceSpec[] = [
   { name: 'posts', dir: 'posts-service', portVar: 'POSTS_SERVICE_PORT', port: 3001, color: 36 },
   { name: 'users', dir: 'users-service', portVar: 'USERS_SERVICE_PORT', port: 3002, color: 35 },
+  { name: 'webhooks', dir: 'webhook-service', portVar: 'WEBHOOK_SERVICE_PORT', port: 3003, color: 32 },
   // A larger young generation: the proxy allocates per request, and fewer scavenges cut its CPU
   // per request by ~13% (bench/RESULTS.md).
   {

@@ -6,3 +6,4 @@ export * from './comments';
 export * from './categories';
 export * from './events';
 export * from './users';
+export * from './webhooks';

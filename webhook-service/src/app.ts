@@ -1,0 +1,23 @@
+import type { Express } from 'express';
+import { createServiceApp, type HealthOptions } from '@community/http-kit';
+import type { Logger } from '@community/logging';
+import type { EndpointDeps } from './domain/endpoints';
+import { webhooksRoutes } from './routes/webhooks.routes';
+
+export interface AppDeps extends EndpointDeps {
+  logger: Logger;
+  internalToken: string;
+  health: HealthOptions;
+  /** Called after a redelivery is queued, so it goes out at once. */
+  kickDispatcher: () => void;
+}
+
+/** The webhook-service HTTP app; it never listens itself, so tests can mount it on port 0. */
+export function buildApp(deps: AppDeps): Express {
+  return createServiceApp({
+    logger: deps.logger,
+    internalToken: deps.internalToken,
+    health: deps.health,
+    routes: (router) => webhooksRoutes(router, deps, deps.kickDispatcher),
+  });
+}

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { boolVar, dataServiceEnv, loadConfig, parseConfig, portVar } from '@community/config';
+
+export const DEFAULT_RETRY_SCHEDULE = '5,300,1800,7200,18000,36000,36000';
+
+export const webhookConfigSchema = z.object({
+  ...dataServiceEnv,
+  WEBHOOK_SERVICE_PORT: portVar(3003),
+  /** Loopback and private addresses are refused unless this is true (npm start sets it for local receivers). */
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolVar(false),
+  /** Seconds to wait before each retry; its length is the number of retries after the first attempt. */
+  WEBHOOK_RETRY_SCHEDULE: z
+    .preprocess((value) => (value === '' ? undefined : value), z.string().default(DEFAULT_RETRY_SCHEDULE))
+    .transform((value, ctx) => {
+      const parts = value.split(',').map((part) => part.trim());
+      const seconds = parts.map(Number);
+      if (parts.some((part) => !/^\d+(\.\d+)?$/.test(part)) || seconds.length > 50) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be a comma-separated list of up to 50 numbers of seconds',
+        });
+        return z.NEVER;
+      }
+      return seconds;
+    }),
+});
+
+export type WebhookConfig = z.output<typeof webhookConfigSchema>;
+
+export const readConfig = (env: NodeJS.ProcessEnv = process.env): WebhookConfig =>
+  loadConfig(webhookConfigSchema, env);
+export const parseWebhookConfig = (env: NodeJS.ProcessEnv): WebhookConfig =>
+  parseConfig(webhookConfigSchema, env);

@@ -1,0 +1,34 @@
+import type { PublicEvent } from '@community/contracts';
+
+export interface EndpointRow {
+  id: number;
+  userId: number;
+  url: string;
+  description: string;
+  events: PublicEvent[];
+  enabled: boolean;
+  disabledReason: string | null;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
+  failingSince: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface DeliveryRow {
+  id: number;
+  endpointId: number;
+  eventId: string;
+  event: PublicEvent;
+  body: string;
+  messageId: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  roundStart: number;
+  responseStatus: number | null;
+  durationMs: number | null;
+  lastError: string | null;
+  nextAttemptAt: Date | null;
+  createdAt: Date;
+}

@@ -1,0 +1,184 @@
+import type { Sql } from '@community/db';
+import type { Logger } from '@community/logging';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import {
+  claimDue,
+  markEndpointOutcome,
+  queueStats,
+  recordAttempt,
+  type ClaimedDelivery,
+} from '../db/deliveries.repository';
+import { disableEndpoint } from '../db/endpoints.repository';
+import { sendWebhook, type SendResult } from '../delivery/sender';
+import { DISABLE_AFTER_FAILING_MS, nextStep } from './retry-policy';
+
+export interface DispatcherOptions {
+  sql: Sql;
+  logger: Logger;
+  schedule: number[];
+  allowPrivate: boolean;
+  registry?: Registry;
+  /** At most this many attempts in flight per endpoint (DESIGN.md §7). */
+  perEndpoint?: number;
+  maxInFlight?: number;
+  pollIntervalMs?: number;
+  /** A claimed delivery whose attempt is never recorded (crash) is due again after this. */
+  leaseSeconds?: number;
+  timeoutMs?: number;
+}
+
+/**
+ * Sends due deliveries. Each attempt runs on its own: a slow or dead endpoint holds at most
+ * `perEndpoint` of the `maxInFlight` slots and never delays the others.
+ */
+export class Dispatcher {
+  private readonly inFlight = new Map<number, number>();
+  private running = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking = false;
+  private again = false;
+  private started = false;
+  private stopped = false;
+  private readonly outcomes?: Counter<'outcome'>;
+  private readonly latency?: Histogram<'outcome'>;
+
+  constructor(private readonly opts: DispatcherOptions) {
+    if (opts.registry) {
+      this.outcomes = new Counter({
+        name: 'webhook_attempts_total',
+        help: 'Delivery attempts by outcome',
+        labelNames: ['outcome'],
+        registers: [opts.registry],
+      });
+      this.latency = new Histogram({
+        name: 'webhook_attempt_duration_seconds',
+        help: 'Time of one delivery attempt',
+        labelNames: ['outcome'],
+        buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+        registers: [opts.registry],
+      });
+      const sql = opts.sql;
+      new Gauge({
+        name: 'webhook_pending_deliveries',
+        help: 'Deliveries waiting for an attempt',
+        registers: [opts.registry],
+        async collect() {
+          this.set((await queueStats(sql)).pending);
+        },
+      });
+      new Gauge({
+        name: 'webhook_oldest_due_seconds',
+        help: 'How long the oldest due delivery has waited',
+        registers: [opts.registry],
+        async collect() {
+          this.set((await queueStats(sql)).oldestDueSeconds);
+        },
+      });
+    }
+  }
+
+  start(): void {
+    this.started = true;
+    this.timer = setInterval(() => this.kick(), this.opts.pollIntervalMs ?? 250);
+    this.timer.unref();
+    this.kick();
+  }
+
+  /** Look for due deliveries now (after a fan-out or a redelivery). */
+  kick(): void {
+    if (!this.started || this.stopped) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.ticking = true;
+    void this.tick()
+      .catch((err: unknown) =>
+        this.opts.logger.warn({ err: { message: (err as Error).message } }, 'dispatch failed; retrying'),
+      )
+      .finally(() => {
+        this.ticking = false;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await Promise.all(this.running);
+  }
+
+  private async tick(): Promise<void> {
+    const perEndpoint = this.opts.perEndpoint ?? 10;
+    const free = (this.opts.maxInFlight ?? 200) - this.running.size;
+    if (free <= 0) return;
+    const claimed = await claimDue(this.opts.sql, {
+      limit: free,
+      perEndpoint,
+      inFlight: new Map(this.inFlight),
+      leaseSeconds: this.opts.leaseSeconds ?? 60,
+    });
+    for (const delivery of claimed) {
+      const work = this.attempt(delivery).finally(() => this.running.delete(work));
+      this.running.add(work);
+    }
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const endpointId = delivery.endpointId;
+    this.inFlight.set(endpointId, (this.inFlight.get(endpointId) ?? 0) + 1);
+    try {
+      const secrets = [delivery.secret];
+      if (
+        delivery.previousSecret &&
+        delivery.previousSecretExpiresAt &&
+        delivery.previousSecretExpiresAt > new Date()
+      ) {
+        secrets.push(delivery.previousSecret);
+      }
+      const result = await sendWebhook({
+        url: delivery.url,
+        messageId: delivery.messageId,
+        body: delivery.body,
+        secrets,
+        allowPrivate: this.opts.allowPrivate,
+        timeoutMs: this.opts.timeoutMs,
+      });
+      await this.record(delivery, result);
+    } catch (err) {
+      // The attempt could not be recorded: the lease runs out and it is tried again.
+      this.opts.logger.warn(
+        { deliveryId: delivery.id, err: { message: (err as Error).message } },
+        'attempt not recorded',
+      );
+    } finally {
+      this.inFlight.set(endpointId, (this.inFlight.get(endpointId) ?? 1) - 1);
+      if (this.inFlight.get(endpointId) === 0) this.inFlight.delete(endpointId);
+      this.kick();
+    }
+  }
+
+  private async record(delivery: ClaimedDelivery, result: SendResult): Promise<void> {
+    const step = nextStep(result, delivery.attempts + 1 - delivery.roundStart, this.opts.schedule);
+    this.outcomes?.inc({ outcome: step.kind });
+    this.latency?.observe({ outcome: result.ok ? 'success' : 'failure' }, result.durationMs / 1000);
+    await recordAttempt(this.opts.sql, delivery.id, {
+      status: step.kind === 'succeeded' ? 'succeeded' : step.kind === 'retry' ? 'pending' : 'failed',
+      responseStatus: result.status,
+      durationMs: Math.round(result.durationMs),
+      error: result.error,
+      nextAttemptAt: step.kind === 'retry' ? new Date(Date.now() + step.delaySeconds * 1000) : null,
+    });
+    if (step.kind === 'gone') {
+      await disableEndpoint(this.opts.sql, delivery.endpointId, 'the endpoint answered 410 Gone');
+      return;
+    }
+    const failingSince = await markEndpointOutcome(this.opts.sql, delivery.endpointId, result.ok);
+    if (failingSince && Date.now() - failingSince.getTime() >= DISABLE_AFTER_FAILING_MS) {
+      await disableEndpoint(this.opts.sql, delivery.endpointId, 'no successful delivery for 5 days');
+    }
+  }
+}

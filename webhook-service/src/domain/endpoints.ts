@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import {
+  assertScope,
+  ConflictError,
+  MAX_WEBHOOKS_PER_USER,
+  NotFoundError,
+  toTimestamp,
+  ValidationError,
+  type Actor,
+  type CreateWebhookBody,
+  type UpdateWebhookBody,
+  type Webhook,
+} from '@community/contracts';
+import { transaction, type TxDeps } from '@community/events';
+import * as repo from '../db/endpoints.repository';
+import type { EndpointRow } from '../db/rows';
+import { checkUrlForRegistration } from '../delivery/ssrf';
+
+export const ROTATION_OVERLAP_SECONDS = 24 * 3600;
+
+export interface EndpointDeps extends TxDeps {
+  allowPrivate: boolean;
+}
+
+/** `whsec_` + base64 of 32 random bytes (Standard Webhooks). */
+export const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+export function toWebhook(row: EndpointRow): Webhook {
+  return {
+    id: row.id,
+    url: row.url,
+    events: row.events,
+    description: row.description,
+    enabled: row.enabled,
+    disabled_reason: row.disabledReason,
+    created_at: toTimestamp(row.createdAt),
+    updated_at: toTimestamp(row.updatedAt),
+  };
+}
+
+async function assertDeliverableUrl(deps: EndpointDeps, url: string): Promise<void> {
+  const verdict = await checkUrlForRegistration(url, deps.allowPrivate);
+  if (!verdict.ok)
+    throw ValidationError.single('url', verdict.code, `url ${verdict.message.replace(/^url /, '')}`);
+}
+
+export async function createEndpoint(deps: EndpointDeps, actor: Actor, body: CreateWebhookBody) {
+  assertScope(actor, 'webhooks');
+  await assertDeliverableUrl(deps, body.url);
+  const row = await transaction(deps, async (tx) => {
+    // Serialise creations of one user so two at once cannot both pass the limit.
+    await tx`select pg_advisory_xact_lock(hashtext('webhooks:' || ${actor.userId}))`;
+    if ((await repo.countEndpoints(tx, actor.userId)) >= MAX_WEBHOOKS_PER_USER) {
+      throw new ConflictError(
+        `you already have ${MAX_WEBHOOKS_PER_USER} webhook endpoints; delete one first`,
+      );
+    }
+    return repo.insertEndpoint(tx, {
+      userId: actor.userId,
+      url: body.url,
+      events: body.events,
+      description: body.description ?? '',
+      secret: newSecret(),
+    });
+  });
+  return { ...toWebhook(row), secret: row.secret };
+}
+
+export async function readEndpoint(deps: TxDeps, actor: Actor, id: number): Promise<EndpointRow> {
+  assertScope(actor, 'webhooks');
+  const row = await repo.findEndpoint(deps.sql, actor.userId, id);
+  if (!row) throw new NotFoundError('webhook');
+  return row;
+}
+
+export async function updateEndpoint(deps: EndpointDeps, actor: Actor, id: number, body: UpdateWebhookBody) {
+  assertScope(actor, 'webhooks');
+  if (Object.values(body).every((value) => value === undefined)) {
+    throw ValidationError.single('body', 'required', 'body must contain at least one field to change');
+  }
+  if (body.url !== undefined) await assertDeliverableUrl(deps, body.url);
+  return transaction(deps, async (tx) => {
+    if (!(await repo.findEndpoint(tx, actor.userId, id, { forUpdate: true })))
+      throw new NotFoundError('webhook');
+    return toWebhook(await repo.updateEndpoint(tx, id, body));
+  });
+}
+
+export async function deleteEndpoint(deps: TxDeps, actor: Actor, id: number) {
+  assertScope(actor, 'webhooks');
+  return transaction(deps, async (tx) => {
+    if (!(await repo.findEndpoint(tx, actor.userId, id, { forUpdate: true })))
+      throw new NotFoundError('webhook');
+    await repo.softDeleteEndpoint(tx, id);
+    return { id, deleted: true as const };
+  });
+}
+
+/** A new secret; the old one keeps signing beside it for 24 h so receivers can switch over. */
+export async function rotateEndpointSecret(deps: TxDeps, actor: Actor, id: number) {
+  assertScope(actor, 'webhooks');
+  return transaction(deps, async (tx) => {
+    if (!(await repo.findEndpoint(tx, actor.userId, id, { forUpdate: true })))
+      throw new NotFoundError('webhook');
+    const row = await repo.rotateSecret(tx, id, newSecret(), ROTATION_OVERLAP_SECONDS);
+    return { id, secret: row.secret, previous_secret_expires_at: toTimestamp(row.previousSecretExpiresAt!) };
+  });
+}

@@ -1,0 +1,8 @@
+import { runService } from '@community/http-kit';
+import { createLogger } from '@community/logging';
+import { readConfig } from './config';
+import { SERVICE, start } from './start';
+
+const config = readConfig();
+const logger = createLogger({ service: SERVICE, level: config.LOG_LEVEL });
+runService(SERVICE, logger, () => start(config, logger));

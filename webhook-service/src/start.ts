@@ -1,0 +1,54 @@
+import path from 'node:path';
+import { createLogger, type Logger } from '@community/logging';
+import { startDataService, type RunningDataService } from '@community/service-runtime';
+import { buildApp } from './app';
+import type { WebhookConfig } from './config';
+import { Dispatcher } from './domain/dispatcher';
+import { fanOutHandlers } from './events/consumers';
+
+export const SERVICE = 'webhook-service';
+export const SCHEMA = 'webhooks';
+
+export type WebhookService = RunningDataService;
+
+/** Starts webhook-service: database and migrations, the event consumer that fans out, the dispatcher, HTTP. */
+export function start(
+  config: WebhookConfig,
+  logger: Logger = createLogger({ service: SERVICE, level: config.LOG_LEVEL }),
+  tuning: { timeoutMs?: number; pollIntervalMs?: number; leaseSeconds?: number; dispatch?: boolean } = {},
+): Promise<WebhookService> {
+  let dispatcher: Dispatcher | undefined;
+  const kick = () => dispatcher?.kick();
+  return startDataService({
+    service: SERVICE,
+    schema: SCHEMA,
+    migrationsDir: path.join(__dirname, 'db', 'migrations'),
+    handlers: fanOutHandlers(kick),
+    port: config.WEBHOOK_SERVICE_PORT,
+    config,
+    logger,
+    async prepare(runtime) {
+      dispatcher = new Dispatcher({
+        sql: runtime.sql,
+        logger,
+        registry: runtime.registry,
+        schedule: config.WEBHOOK_RETRY_SCHEDULE,
+        allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+        pollIntervalMs: tuning.pollIntervalMs ?? 200,
+        leaseSeconds: tuning.leaseSeconds,
+        timeoutMs: tuning.timeoutMs,
+      });
+      // dispatch: false runs a consumer only (tests use it to stop between fan-out and delivery).
+      if (tuning.dispatch !== false) dispatcher.start();
+    },
+    app: (runtime) =>
+      buildApp({
+        ...runtime,
+        logger,
+        internalToken: config.INTERNAL_TOKEN,
+        allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+        kickDispatcher: kick,
+      }),
+    onStop: () => dispatcher?.stop(),
+  });
+}
