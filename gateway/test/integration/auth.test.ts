@@ -151,12 +151,4 @@ describe('routing', () => {
     const res = await gw(stack, 'GET', '/api/v1/posts', { key, headers: { 'x-request-id': 'trace-me-123' } });
     expect(res.headers.get('x-request-id')).toBe('trace-me-123');
   });
-
-  it('answers 503 for a service that is not running', async () => {
-    const { key } = await memberWithKey(stack, ['read', 'webhooks']);
-    const res = await gw(stack, 'GET', '/api/v1/webhooks', { key });
-    expect(res.status).toBe(503);
-    expect(res.body.error).toBe('service_unavailable');
-    expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
-  });
 });

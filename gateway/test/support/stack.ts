@@ -14,6 +14,8 @@ import { parsePostsConfig } from '../../../posts-service/src/config';
 import { start as startPosts } from '../../../posts-service/src/start';
 import { parseUsersConfig } from '../../../users-service/src/config';
 import { start as startUsers } from '../../../users-service/src/start';
+import { parseWebhookConfig } from '../../../webhook-service/src/config';
+import { start as startWebhooks } from '../../../webhook-service/src/start';
 import { parseGatewayConfig, type GatewayConfig } from '../../src/config';
 import { start as startGateway, type GatewayService } from '../../src/start';
 
@@ -46,6 +48,9 @@ export async function startStack(label: string, gatewayEnv: Record<string, strin
     SHUTDOWN_GRACE_MS: '500',
   };
   const users = await startUsers(parseUsersConfig({ ...common, USERS_SERVICE_PORT: '0' }));
+  const webhooks = await startWebhooks(
+    parseWebhookConfig({ ...common, WEBHOOK_SERVICE_PORT: '0', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }),
+  );
   const postsConfig = parsePostsConfig({ ...common, POSTS_SERVICE_PORT: '0' });
   let posts = await startPosts(postsConfig);
   const postsPort = posts.port;
@@ -57,7 +62,7 @@ export async function startStack(label: string, gatewayEnv: Record<string, strin
       REDIS_PREFIX: redisPrefix(label),
       USERS_SERVICE_URL: users.url,
       POSTS_SERVICE_URL: `http://127.0.0.1:${postsPort}`,
-      WEBHOOK_SERVICE_URL: 'http://127.0.0.1:9',
+      WEBHOOK_SERVICE_URL: webhooks.url,
       ...gatewayEnv,
       ...env,
     });
@@ -91,7 +96,8 @@ export async function startStack(label: string, gatewayEnv: Record<string, strin
       await gateway.stop();
       if (postsRunning) await posts.stop();
       await users.stop();
-      const queues = ['posts-service', 'users-service'].flatMap((s) => {
+      await webhooks.stop();
+      const queues = ['posts-service', 'users-service', 'webhook-service'].flatMap((s) => {
         const names = topologyNames(exchange, s);
         return [names.queue, names.deadLetterQueue];
       });
