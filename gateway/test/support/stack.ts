@@ -1,15 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { topologyNames } from '@community/events';
-import {
-  actor,
-  apiClient,
-  createTestDatabase,
-  deleteAmqpObjects,
-  redisPrefix,
-  testExchange,
-  testInfra,
-  type TestDatabase,
-} from '@community/test-harness';
+import { actor, apiClient, redisPrefix, testInfra, serviceSandbox } from '@community/test-harness';
 import { parsePostsConfig } from '../../../posts-service/src/config';
 import { start as startPosts } from '../../../posts-service/src/start';
 import { parseUsersConfig } from '../../../users-service/src/config';
@@ -37,8 +27,8 @@ export interface Stack {
 /** users-service, posts-service and the gateway on free ports, sharing one token and one exchange. */
 export async function startStack(label: string, gatewayEnv: Record<string, string> = {}): Promise<Stack> {
   const infra = testInfra();
-  const database: TestDatabase = await createTestDatabase(label);
-  const exchange = testExchange(label);
+  const sandbox = await serviceSandbox(label);
+  const { database, exchange } = sandbox;
   const common = {
     DATABASE_URL: database.url,
     AMQP_URL: infra.amqpUrl,
@@ -97,16 +87,7 @@ export async function startStack(label: string, gatewayEnv: Record<string, strin
       if (postsRunning) await posts.stop();
       await users.stop();
       await webhooks.stop();
-      const queues = ['posts-service', 'users-service', 'webhook-service'].flatMap((s) => {
-        const names = topologyNames(exchange, s);
-        return [names.queue, names.deadLetterQueue];
-      });
-      const names = topologyNames(exchange, 'x');
-      await deleteAmqpObjects(infra.amqpUrl, {
-        queues,
-        exchanges: [names.exchange, names.deadLetterExchange],
-      });
-      await database.drop();
+      await sandbox.cleanup(['posts-service', 'users-service', 'webhook-service']);
     },
   };
   return stack;

@@ -106,3 +106,17 @@ export const deletedSchema = z.strictObject({ id: z.int().min(1), deleted: z.lit
  */
 export const DEFAULT_AVATAR =
   'data:image/svg+xml,%3Csvg xmlns=%22http://www.w3.org/2000/svg%22 viewBox=%220 0 64 64%22%3E%3Crect width=%2264%22 height=%2264%22 fill=%22%23cbd5e1%22/%3E%3Ccircle cx=%2232%22 cy=%2225%22 r=%2212%22 fill=%22%23f8fafc%22/%3E%3Cpath d=%22M12 58c2-12 11-18 20-18s18 6 20 18z%22 fill=%22%23f8fafc%22/%3E%3C/svg%3E';
+
+/** An absolute http(s) URL with a host, at most 2000 characters. */
+export const httpUrl = z
+  .string()
+  .trim()
+  .max(2000, 'must be at most 2000 characters')
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'https:' || url.protocol === 'http:') && !!url.hostname;
+    } catch {
+      return false;
+    }
+  }, 'must be an http or https URL');

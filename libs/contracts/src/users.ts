@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ROLES, SCOPES } from './access';
-import { enumQuery, paginationQuery, text, timestamp } from './common';
+import { enumQuery, paginationQuery, text, timestamp, httpUrl } from './common';
 
 export const PLANS = ['free', 'beta', 'pro', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -38,18 +38,7 @@ export const password = z
 
 export const displayName = text({ min: 1, max: 50 });
 
-export const avatarUrl = z
-  .string()
-  .trim()
-  .max(2000, 'must be at most 2000 characters')
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return (url.protocol === 'https:' || url.protocol === 'http:') && !!url.hostname;
-    } catch {
-      return false;
-    }
-  }, 'must be an http or https URL');
+export const avatarUrl = httpUrl;
 
 export const registerBody = z.strictObject({
   username,

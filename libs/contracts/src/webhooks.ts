@@ -1,22 +1,11 @@
 import { z } from 'zod';
-import { enumQuery, paginationQuery, text, timestamp } from './common';
+import { enumQuery, paginationQuery, text, timestamp, httpUrl } from './common';
 import { PUBLIC_EVENTS } from './events';
 
 export const MAX_WEBHOOKS_PER_USER = 20;
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
-const webhookUrl = z
-  .string()
-  .trim()
-  .max(2000, 'must be at most 2000 characters')
-  .refine((value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === 'http:' || url.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, 'must be an http or https URL');
+const webhookUrl = httpUrl;
 
 const events = z
   .array(z.enum(PUBLIC_EVENTS, { message: `must be one of ${PUBLIC_EVENTS.join(', ')}` }))

@@ -10,3 +10,4 @@ export { startTcpProxy } from './tcp-proxy';
 export { freePort } from './free-port';
 export { probeQueue, type ProbeQueue } from './probe-queue';
 export { apiClient, actor, type ApiResponse, type RequestOptions } from './api-client';
+export { serviceSandbox, type ServiceSandbox } from './service-sandbox';

@@ -1,16 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createDb, type Sql } from '@community/db';
-import { topologyNames } from '@community/events';
-import {
-  createTestDatabase,
-  deleteAmqpObjects,
-  testExchange,
-  testInfra,
-  type TestDatabase,
-} from '@community/test-harness';
+import { actor, apiClient, serviceSandbox, testInfra } from '@community/test-harness';
 import { parsePostsConfig, type PostsConfig } from '../../src/config';
 import { SCHEMA, SERVICE, start } from '../../src/start';
-import { actor, apiClient } from '@community/test-harness';
 
 export interface PostsHarness {
   config: PostsConfig;
@@ -30,8 +22,8 @@ export async function startPostsService(
   opts: { amqpUrl?: string } = {},
 ): Promise<PostsHarness> {
   const infra = testInfra();
-  const database: TestDatabase = await createTestDatabase(label);
-  const exchange = testExchange(label);
+  const sandbox = await serviceSandbox(label);
+  const { database, exchange } = sandbox;
   const config = parsePostsConfig({
     DATABASE_URL: database.url,
     AMQP_URL: opts.amqpUrl ?? infra.amqpUrl,
@@ -57,12 +49,7 @@ export async function startPostsService(
     async stop() {
       await service.stop();
       await sql.end({ timeout: 1 });
-      const names = topologyNames(exchange, SERVICE);
-      await deleteAmqpObjects(infra.amqpUrl, {
-        queues: [names.queue, names.deadLetterQueue],
-        exchanges: [names.exchange, names.deadLetterExchange],
-      });
-      await database.drop();
+      await sandbox.cleanup([SERVICE]);
     },
   };
   return harness;

@@ -1,14 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createDb, type Sql } from '@community/db';
-import { topologyNames } from '@community/events';
-import {
-  actor,
-  apiClient,
-  createTestDatabase,
-  deleteAmqpObjects,
-  testExchange,
-  testInfra,
-} from '@community/test-harness';
+import { actor, apiClient, testInfra, serviceSandbox } from '@community/test-harness';
 import { parseUsersConfig, type UsersConfig } from '../../src/config';
 import { SCHEMA, SERVICE, start, type UsersService } from '../../src/start';
 
@@ -35,8 +27,8 @@ export async function startUsersService(
   env: Record<string, string> = {},
 ): Promise<UsersHarness> {
   const infra = testInfra();
-  const database = await createTestDatabase(label);
-  const exchange = testExchange(label);
+  const sandbox = await serviceSandbox(label);
+  const { database, exchange } = sandbox;
   const config = parseUsersConfig({
     DATABASE_URL: database.url,
     AMQP_URL: infra.amqpUrl,
@@ -63,12 +55,7 @@ export async function startUsersService(
     async stop() {
       await service.stop();
       await sql.end({ timeout: 1 });
-      const names = topologyNames(exchange, SERVICE);
-      await deleteAmqpObjects(infra.amqpUrl, {
-        queues: [names.queue, names.deadLetterQueue],
-        exchanges: [names.exchange, names.deadLetterExchange],
-      });
-      await database.drop();
+      await sandbox.cleanup([SERVICE]);
     },
   };
 }

@@ -2,17 +2,8 @@ import { randomBytes } from 'node:crypto';
 import amqp from 'amqplib';
 import { toTimestamp } from '@community/contracts';
 import { createDb, type Sql } from '@community/db';
-import { newEventId, topologyNames, type EventEnvelope } from '@community/events';
-import {
-  actor,
-  apiClient,
-  createTestDatabase,
-  deleteAmqpObjects,
-  testExchange,
-  testInfra,
-  waitFor,
-  type TestDatabase,
-} from '@community/test-harness';
+import { newEventId, type EventEnvelope } from '@community/events';
+import { actor, apiClient, testInfra, waitFor, serviceSandbox } from '@community/test-harness';
 import { parseWebhookConfig, type WebhookConfig } from '../../src/config';
 import { SCHEMA, SERVICE, start, type WebhookService } from '../../src/start';
 
@@ -39,8 +30,8 @@ export async function startWebhookService(
   tuning: Parameters<typeof start>[2] = {},
 ): Promise<WebhooksHarness> {
   const infra = testInfra();
-  const database: TestDatabase = await createTestDatabase(label);
-  const exchange = testExchange(label);
+  const sandbox = await serviceSandbox(label);
+  const { database, exchange } = sandbox;
   const config = parseWebhookConfig({
     DATABASE_URL: database.url,
     AMQP_URL: infra.amqpUrl,
@@ -91,12 +82,7 @@ export async function startWebhookService(
       await service.stop();
       await connection.close();
       await sql.end({ timeout: 1 });
-      const names = topologyNames(exchange, SERVICE);
-      await deleteAmqpObjects(infra.amqpUrl, {
-        queues: [names.queue, names.deadLetterQueue],
-        exchanges: [names.exchange, names.deadLetterExchange],
-      });
-      await database.drop();
+      await sandbox.cleanup([SERVICE]);
     },
   };
   return harness;
