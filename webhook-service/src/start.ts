@@ -23,7 +23,9 @@ export function start(
     service: SERVICE,
     schema: SCHEMA,
     migrationsDir: path.join(__dirname, 'db', 'migrations'),
-    handlers: fanOutHandlers(kick),
+    handlers: fanOutHandlers(),
+    // The new deliveries are committed: send them now rather than at the next poll.
+    onEventApplied: kick,
     port: config.WEBHOOK_SERVICE_PORT,
     config,
     logger,

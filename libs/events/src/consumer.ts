@@ -22,6 +22,8 @@ export interface EventConsumerOptions {
   retryDelayMs?: number;
   logger: Logger;
   registry?: Registry;
+  /** Called after an event's transaction committed (not for duplicates), e.g. to act on its rows at once. */
+  onApplied?: (event: EventEnvelope) => void;
 }
 
 type Outcome = 'applied' | 'duplicate' | 'failed' | 'dead_lettered';
@@ -109,6 +111,7 @@ export class EventConsumer {
     try {
       const outcome = await this.applyOnce(envelope, handler);
       this.count(envelope.event, outcome);
+      if (outcome === 'applied') this.opts.onApplied?.(envelope);
       settle(channel, message, 'ack');
     } catch (err) {
       const deliveries = deliveryCount(message);

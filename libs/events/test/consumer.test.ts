@@ -29,6 +29,8 @@ describe('EventConsumer', () => {
     return { id: newEventId(), event, timestamp: '2024-05-01T10:00:00Z', data };
   }
 
+  const applied: { id: string; committed: boolean }[] = [];
+
   async function notes(): Promise<string[]> {
     return (await db.sql<{ text: string }[]>`select text from notes order by text`).map((row) => row.text);
   }
@@ -52,6 +54,11 @@ describe('EventConsumer', () => {
       registry,
       maxDeliveries: MAX_DELIVERIES,
       retryDelayMs: 20,
+      onApplied: async (event) => {
+        // what the hook sees must already be committed
+        const [row] = await db.sql`select 1 as found from notes where event_id = ${event.id}`;
+        applied.push({ id: event.id, committed: !!row });
+      },
       handlers: {
         'note.added': async (tx, event) => {
           await tx`insert into notes (event_id, text) values (${event.id}, ${String(event.data.text)})`;
@@ -98,6 +105,8 @@ describe('EventConsumer', () => {
       what: 'the second copy to be seen as a duplicate',
     });
     expect((await notes()).filter((text) => text === 'twice')).toHaveLength(1);
+    await waitFor(() => applied.some((a) => a.id === event.id), { what: 'the onApplied hook' });
+    expect(applied.filter((a) => a.id === event.id)).toEqual([{ id: event.id, committed: true }]);
   });
 
   it('dead-letters an event whose handler keeps failing, after maxDeliveries, while others keep flowing', async () => {

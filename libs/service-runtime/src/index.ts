@@ -27,6 +27,8 @@ export interface DataServiceSpec {
   schema: string;
   migrationsDir: string;
   handlers: Record<string, EventHandler>;
+  /** After an event's transaction committed. */
+  onEventApplied?: () => void;
   port: number;
   config: DataServiceConfig;
   logger: Logger;
@@ -81,6 +83,7 @@ export async function startDataService(spec: DataServiceSpec): Promise<RunningDa
     handlers: spec.handlers,
     logger,
     registry,
+    onApplied: spec.onEventApplied,
   });
   relay.start();
   consumer.start();

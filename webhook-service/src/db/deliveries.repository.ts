@@ -88,8 +88,9 @@ export async function claimDue(
       limit ${limit}
     )
     update deliveries d set next_attempt_at = now() + make_interval(secs => ${leaseSeconds})
-    from picked, endpoints e
-    where d.id = picked.id and e.id = d.endpoint_id
+    from endpoints e
+    -- an array, not a join: with stale statistics the planner re-ran "picked" once per pending row
+    where d.id = any(array(select id from picked)) and e.id = d.endpoint_id
       -- re-checked under the row lock: a concurrent claimer that got here first wins
       and d.status = 'pending' and d.next_attempt_at <= now()
     returning d.*, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.failing_since`;

@@ -7,7 +7,7 @@ import { fanOut } from '../db/deliveries.repository';
  * The five public events, each stored as one delivery per subscribed endpoint before the message is
  * acked. Internal events are never bound to this service's queue.
  */
-export function fanOutHandlers(afterFanOut: () => void): Record<string, EventHandler> {
+export function fanOutHandlers(): Record<string, EventHandler> {
   const handler: EventHandler = async (tx: Tx, envelope: EventEnvelope) => {
     // The body every endpoint receives, byte for byte: exactly {event, timestamp, data}.
     const body = JSON.stringify({
@@ -15,8 +15,7 @@ export function fanOutHandlers(afterFanOut: () => void): Record<string, EventHan
       timestamp: envelope.timestamp,
       data: envelope.data,
     });
-    const created = await fanOut(tx, { id: envelope.id, type: envelope.event, body });
-    if (created > 0) setImmediate(afterFanOut);
+    await fanOut(tx, { id: envelope.id, type: envelope.event, body });
   };
   return Object.fromEntries(PUBLIC_EVENTS.map((event) => [event, handler]));
 }

@@ -82,3 +82,18 @@ it('disables an endpoint that has failed without a success for 5 days', async ()
     await h.stop();
   }
 });
+
+it('sends a new delivery as soon as its event is stored, without waiting for the next poll', async () => {
+  const h = await startWebhookService('prompt', {}, { pollIntervalMs: 60_000 });
+  const r = await startReceiver();
+  try {
+    await h.call(owner, 'POST', '/webhooks', { body: { url: r.url, events: ['post.created'] } });
+    const started = Date.now();
+    await h.publish('post.created', DATA);
+    await waitFor(() => r.received.length === 1, { what: 'the delivery', timeoutMs: 2_000 });
+    expect(Date.now() - started).toBeLessThan(1_000);
+  } finally {
+    await r.close();
+    await h.stop();
+  }
+});
