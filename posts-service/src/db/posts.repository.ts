@@ -120,12 +120,10 @@ export async function findLivePost(
   id: number,
   opts: { forUpdate?: boolean } = {},
 ): Promise<PostRow | null> {
-  if (opts.forUpdate) {
-    await db`select id from posts where id = ${id} and deleted_at is null for update`;
-  }
-  const [row] = await db<
-    PostRow[]
-  >`${withAuthorAndCategory(db, db`posts`)} where p.id = ${id} and p.deleted_at is null`;
+  // Locks only the post row (the joined author and category rows stay free).
+  const [row] = await db<PostRow[]>`
+    ${withAuthorAndCategory(db, db`posts`)} where p.id = ${id} and p.deleted_at is null
+    ${opts.forUpdate ? db`for update of p` : db``}`;
   return row ?? null;
 }
 
