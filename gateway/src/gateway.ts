@@ -7,7 +7,6 @@ import {
   type Actor,
 } from '@community/contracts';
 import { signIdentity } from '@community/http-kit';
-import { currentLogContext } from '@community/logging';
 import { readBearer } from './auth/bearer';
 import type { KeyResolver } from './auth/key-resolver';
 import type { UsageReporter } from './auth/usage-reporter';
@@ -45,11 +44,8 @@ export function gateway(deps: GatewayDeps): RequestHandler {
       const actor: Actor | null = resolved
         ? { userId: resolved.user_id, role: resolved.role, scopes: new Set(resolved.scopes) }
         : null;
-      if (actor) {
-        res.locals.actor = actor;
-        const ctx = currentLogContext();
-        if (ctx) ctx.accountId = actor.userId;
-      }
+      // The access log reads the account from here (the gateway keeps no log context).
+      if (actor) res.locals.actor = actor;
 
       const clientIp = req.ip ?? req.socket.remoteAddress ?? 'unknown';
       const subject: Subject = resolved
