@@ -57,13 +57,18 @@ export class Dispatcher {
         buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
         registers: [opts.registry],
       });
-      const sql = opts.sql;
+      // Both gauges are collected in the same scrape: they share one query.
+      let inFlightStats: ReturnType<typeof queueStats> | null = null;
+      const stats = () =>
+        (inFlightStats ??= queueStats(opts.sql).finally(() => {
+          inFlightStats = null;
+        }));
       new Gauge({
         name: 'webhook_pending_deliveries',
         help: 'Deliveries waiting for an attempt',
         registers: [opts.registry],
         async collect() {
-          this.set((await queueStats(sql)).pending);
+          this.set((await stats()).pending);
         },
       });
       new Gauge({
@@ -71,7 +76,7 @@ export class Dispatcher {
         help: 'How long the oldest due delivery has waited',
         registers: [opts.registry],
         async collect() {
-          this.set((await queueStats(sql)).oldestDueSeconds);
+          this.set((await stats()).oldestDueSeconds);
         },
       });
     }
