@@ -128,3 +128,4 @@ export async function startDataService(spec: DataServiceSpec): Promise<RunningDa
     },
   };
 }
+export { PendingBatch, type PendingBatchOptions } from './pending-batch';
