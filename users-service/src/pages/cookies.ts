@@ -1,5 +1,4 @@
 import type { CookieOptions, Request, Response } from 'express';
-import { parse as parseCookies } from 'cookie';
 import { SESSION_TTL_SECONDS } from '../domain/accounts/sessions';
 import { SESSION_COOKIE } from '../routes/credentials';
 
@@ -8,11 +7,6 @@ export const CSRF_COOKIE = 'cp_csrf';
 
 // `req.secure` follows X-Forwarded-Proto from the gateway (the app trusts its proxy).
 const base = (req: Request): CookieOptions => ({ httpOnly: true, sameSite: 'lax', secure: req.secure });
-
-export function readCookie(req: Request, name: string): string | undefined {
-  const header = req.headers.cookie;
-  return header ? parseCookies(header)[name] : undefined;
-}
 
 /** Path=/ so the key API under /api/v1/keys sees the session too (with its x-csrf-token header). */
 export function setSessionCookie(req: Request, res: Response, token: string): void {

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ForbiddenError } from '@community/contracts';
 import type { Session } from '../domain/accounts/sessions';
-import { sameSecret } from '../routes/credentials';
-import { CSRF_COOKIE, readCookie, setCsrfCookie } from './cookies';
+import { readCookie, sameSecret } from '../routes/credentials';
+import { CSRF_COOKIE, setCsrfCookie } from './cookies';
 import { formValue } from './forms';
 
 export const CSRF_FIELD = '_csrf';

@@ -14,10 +14,12 @@ import type { KeyCreator } from '../domain/keys/manage-keys';
 
 export const SESSION_COOKIE = 'cp_session';
 
-export function sessionToken(req: Request): string | undefined {
+export function readCookie(req: Request, name: string): string | undefined {
   const header = req.headers.cookie;
-  return header ? parseCookies(header)[SESSION_COOKIE] : undefined;
+  return header ? parseCookies(header)[name] : undefined;
 }
+
+export const sessionToken = (req: Request) => readCookie(req, SESSION_COOKIE);
 
 export function sameSecret(given: unknown, expected: string): boolean {
   if (typeof given !== 'string') return false;
