@@ -17,7 +17,8 @@
  *      nginx, direct), BENCH_POSTS (100: posts the requests rotate over; every read of a post is
  *      also an UPDATE of its view count, and a single hot row would serialise on its row lock and
  *      pile up dead row versions, slowing later runs), BENCH_THREADS (1 wrk thread),
- *      BENCH_TARGETS (direct,nginx,gateway), BENCH_LOG_LEVEL (warn, for all three services),
+ *      BENCH_TARGETS (direct,nginx,node,gateway; node is bench/node-proxy.mjs, a bare node:http
+ *      proxy: the floor for any Node gateway on this machine), BENCH_LOG_LEVEL (warn, for all three services),
  *      BENCH_PROFILE_DIR (unset: when set, the gateway runs with --cpu-prof into that directory),
  *      BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway, e.g. --perf-basic-prof),
  *      BENCH_GW_DATABASE_URL, BENCH_REDIS_URL, BENCH_AMQP_URL.
@@ -59,12 +60,12 @@ const THREADS = intEnv('BENCH_THREADS', 1);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ? path.resolve(process.env.BENCH_PROFILE_DIR) : undefined;
 const GATEWAY_NODE_ARGS = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
-const TARGETS = (process.env.BENCH_TARGETS ?? 'direct,nginx,gateway').split(',').map((t) => t.trim());
+const TARGETS = (process.env.BENCH_TARGETS ?? 'direct,nginx,node,gateway').split(',').map((t) => t.trim());
 
 const TARGET_RATIO = 0.6;
 const TARGET_ADDED_P50_MS = 2;
 
-type Target = 'direct' | 'nginx' | 'gateway';
+type Target = 'direct' | 'nginx' | 'node' | 'gateway';
 
 function intEnv(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);
@@ -466,6 +467,7 @@ function plans(
   return {
     direct: { target: 'direct', url: targets.direct, requests: signed() },
     nginx: { target: 'nginx', url: targets.nginx, requests: signed() },
+    node: { target: 'node', url: targets.node, requests: signed() },
     gateway: {
       target: 'gateway',
       url: targets.gateway,
@@ -521,7 +523,7 @@ interface Row {
 
 const ms = (us: number) => (us / 1000).toFixed(2);
 
-const CPU_GROUPS = ['wrk', 'nginx', 'gateway', 'redis', 'posts', 'users', 'postgres'] as const;
+const CPU_GROUPS = ['wrk', 'nginx', 'node', 'gateway', 'redis', 'posts', 'users', 'postgres'] as const;
 
 function printTable(rows: Row[]): void {
   const table = (header: string[], widths: number[], lines: string[][]) => {
@@ -620,6 +622,13 @@ function report(rows: Row[], targets: Target[]): void {
       `nginx p50 - direct p50 ${((viaNginx.p50Us - direct.p50Us) / 1000).toFixed(2)} ms, ` +
       `gateway / direct throughput ${(viaGateway.rps / direct.rps).toFixed(2)}x`,
   );
+  if (means.node) {
+    console.log(
+      `  bare Node proxy / nginx throughput ${(means.node.rps / viaNginx.rps).toFixed(2)}x, ` +
+        `gateway / bare Node proxy ${(viaGateway.rps / means.node.rps).toFixed(2)}x, ` +
+        `bare Node proxy CPU ${means.node.cpuUs.node.toFixed(0)} µs/request`,
+    );
+  }
   const gatewayExtra = viaGateway.cpuUs.gateway + viaGateway.cpuUs.redis - direct.cpuUs.redis;
   console.log(
     `  CPU the proxy spends per request: nginx ${viaNginx.cpuUs.nginx.toFixed(0)} µs, gateway ` +
@@ -630,15 +639,17 @@ function report(rows: Row[], targets: Target[]): void {
 
 async function main(): Promise<void> {
   const tools = checkTools();
-  const targets = TARGETS.filter((t): t is Target => t === 'direct' || t === 'nginx' || t === 'gateway');
-  if (!targets.length) throw new Error('BENCH_TARGETS names none of direct, nginx, gateway');
+  const known: readonly string[] = ['direct', 'nginx', 'node', 'gateway'];
+  const targets = TARGETS.filter((t): t is Target => known.includes(t));
+  if (!targets.length) throw new Error('BENCH_TARGETS names none of direct, nginx, node, gateway');
 
   await dropDatabase();
   await clearRedis();
   await clearAmqp();
 
   const token = randomBytes(32).toString('base64url');
-  const [usersPort, postsPort, gatewayPort, nginxPort] = [
+  const [usersPort, postsPort, gatewayPort, nginxPort, nodePort] = [
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
@@ -704,10 +715,24 @@ async function main(): Promise<void> {
   const nginxUrl = `http://127.0.0.1:${nginxPort}`;
   await waitHttp(nginx, `${nginxUrl}/healthz`);
 
+  const nodeProxy = startChild(
+    'node',
+    process.execPath,
+    [path.join(__dirname, 'node-proxy.mjs'), String(nodePort), String(postsPort)],
+    { PATH: process.env.PATH },
+  );
+  const nodeUrl = `http://127.0.0.1:${nodePort}`;
+  await waitHttp(nodeProxy, `${nodeUrl}/healthz`);
+
   const data = await arrangeData(usersUrl, postsUrl, gatewayUrl, token);
-  const groups = { nginx, gateway, posts, users };
+  const groups = { nginx, node: nodeProxy, gateway, posts, users };
   benchDb = createDb(DATABASE_URL, { schema: 'posts', max: 1 });
-  const urls: Record<Target, string> = { direct: postsUrl, nginx: nginxUrl, gateway: gatewayUrl };
+  const urls: Record<Target, string> = {
+    direct: postsUrl,
+    nginx: nginxUrl,
+    node: nodeUrl,
+    gateway: gatewayUrl,
+  };
 
   const cores = os.cpus().length;
   const overrides = Object.entries(process.env)
@@ -789,7 +814,7 @@ function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     await benchDb?.end({ timeout: 5 }).catch(() => {});
     // nginx first (it holds connections to posts-service), then the gateway, then the services.
-    for (const name of ['nginx', 'gateway', 'posts', 'users']) {
+    for (const name of ['nginx', 'node', 'gateway', 'posts', 'users']) {
       const child = children.find((c) => c.name === name);
       if (child) await stopChild(child);
     }

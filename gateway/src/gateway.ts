@@ -1,6 +1,7 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   InsufficientScopeError,
+  NotFoundError,
   RateLimitedError,
   ServiceUnavailableError,
   UnauthorizedError,
@@ -12,6 +13,7 @@ import type { KeyResolver } from './auth/key-resolver';
 import type { UsageReporter } from './auth/usage-reporter';
 import { setLimitHeaders } from './limits/headers';
 import type { Subject, TwoWindowLimiter } from './limits/limiter';
+import { sendJson } from './http/respond';
 import { routeFor, type UpstreamName } from './proxy/route-table';
 import type { Upstream } from './proxy/upstream';
 import { isPublic, requiredScope } from './scopes';
@@ -27,6 +29,19 @@ export interface GatewayDeps {
 
 export const API_VERSION = '1.0.0';
 
+/** What the access log and metrics need to know about one request, filled in as it is served. */
+export interface Exchange {
+  requestId: string;
+  /** The path without the query (express's `req.path`). */
+  path: string;
+  /** Bounded metric label: the routing prefix, or `unmatched`. */
+  route: string;
+  accountId?: number;
+  clientIp: string;
+}
+
+export type Pipeline = (req: IncomingMessage, res: ServerResponse, exchange: Exchange) => Promise<void>;
+
 /** Headers only the gateway may set: whatever a client sends under these names is dropped. */
 const TRUSTED_HEADER = /^x-(user|internal)-/i;
 
@@ -34,60 +49,59 @@ const TRUSTED_HEADER = /^x-(user|internal)-/i;
  * The one public entry: identify the caller, count the request against its budget, check the scope
  * a request needs without data, then forward it with a signed identity to the service that owns it.
  */
-export function gateway(deps: GatewayDeps): RequestHandler {
-  return async (req, res, next) => {
-    try {
-      for (const name of Object.keys(req.headers)) if (TRUSTED_HEADER.test(name)) delete req.headers[name];
-      const path = req.path;
-      const bearer = readBearer(req.headers.authorization);
-      const resolved = bearer.kind === 'key' ? await resolveOrUnavailable(deps.keys, bearer.key) : null;
-      const actor: Actor | null = resolved
-        ? { userId: resolved.user_id, role: resolved.role, scopes: new Set(resolved.scopes) }
-        : null;
-      // The access log reads the account from here (the gateway keeps no log context).
-      if (actor) res.locals.actor = actor;
+export function gateway(deps: GatewayDeps): Pipeline {
+  return async (req, res, exchange) => {
+    for (const name of Object.keys(req.headers)) if (TRUSTED_HEADER.test(name)) delete req.headers[name];
+    const { path, clientIp } = exchange;
+    const bearer = readBearer(req.headers.authorization);
+    const resolved = bearer.kind === 'key' ? await resolveOrUnavailable(deps.keys, bearer.key) : null;
+    const actor: Actor | null = resolved
+      ? { userId: resolved.user_id, role: resolved.role, scopes: new Set(resolved.scopes) }
+      : null;
+    if (actor) exchange.accountId = actor.userId;
 
-      const clientIp = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-      const subject: Subject = resolved
-        ? { key: `acct:${resolved.user_id}`, kind: 'account', ...resolved.limits }
-        : { key: `ip:${clientIp}`, kind: 'anonymous', ...deps.anonymous };
-      const decision = await deps.limiter.consume(subject);
-      setLimitHeaders(res, decision.shown);
-      if (!decision.allowed) {
-        throw new RateLimitedError(
-          `rate limit exceeded; retry in ${decision.retryAfter} seconds`,
-          decision.retryAfter,
-        );
-      }
-
-      const hasSession = /(?:^|;\s*)cp_session=/.test(req.headers.cookie ?? '');
-      if (!actor) {
-        if (bearer.kind !== 'none') throw new UnauthorizedError('the API key is invalid, revoked or expired');
-        if (!isPublic(req.method, path, hasSession))
-          throw new UnauthorizedError('an API key is required: Authorization: Bearer <key>');
-      } else {
-        const scope = requiredScope(req.method, path);
-        if (!actor.scopes.has(scope)) throw new InsufficientScopeError(scope);
-        if (resolved) deps.usage.used(resolved.key_id);
-      }
-
-      if ((path === '/api/v1' || path === '/api/v1/') && (req.method === 'GET' || req.method === 'HEAD')) {
-        res.json({ success: true, data: { name: 'Community Platform API', version: API_VERSION } });
-        return;
-      }
-      const route = routeFor(path);
-      if (!route) return next();
-      await forward(deps, req, res, route.upstream, actor, clientIp);
-    } catch (err) {
-      next(err);
+    const subject: Subject = resolved
+      ? { key: `acct:${resolved.user_id}`, kind: 'account', ...resolved.limits }
+      : { key: `ip:${clientIp}`, kind: 'anonymous', ...deps.anonymous };
+    const decision = await deps.limiter.consume(subject);
+    setLimitHeaders(res, decision.shown);
+    if (!decision.allowed) {
+      throw new RateLimitedError(
+        `rate limit exceeded; retry in ${decision.retryAfter} seconds`,
+        decision.retryAfter,
+      );
     }
+
+    const hasSession = /(?:^|;\s*)cp_session=/.test(req.headers.cookie ?? '');
+    if (!actor) {
+      if (bearer.kind !== 'none') throw new UnauthorizedError('the API key is invalid, revoked or expired');
+      if (!isPublic(req.method ?? 'GET', path, hasSession))
+        throw new UnauthorizedError('an API key is required: Authorization: Bearer <key>');
+    } else {
+      const scope = requiredScope(req.method ?? 'GET', path);
+      if (!actor.scopes.has(scope)) throw new InsufficientScopeError(scope);
+      if (resolved) deps.usage.used(resolved.key_id);
+    }
+
+    if ((path === '/api/v1' || path === '/api/v1/') && (req.method === 'GET' || req.method === 'HEAD')) {
+      exchange.route = '/api/v1';
+      sendJson(req, res, 200, {
+        success: true,
+        data: { name: 'Community Platform API', version: API_VERSION },
+      });
+      return;
+    }
+    const route = routeFor(path);
+    if (!route) throw new NotFoundError('route');
+    exchange.route = route.prefix;
+    await forward(deps, req, res, route.upstream, actor, clientIp);
   };
 }
 
 async function forward(
   deps: GatewayDeps,
-  req: Request,
-  res: Response,
+  req: IncomingMessage,
+  res: ServerResponse,
   name: UpstreamName,
   actor: Actor | null,
   clientIp: string,
@@ -97,7 +111,7 @@ async function forward(
   if (name !== 'users') delete req.headers.cookie;
   Object.assign(
     req.headers,
-    signIdentity(deps.internalToken, { method: req.method, url: req.originalUrl, actor, clientIp }),
+    signIdentity(deps.internalToken, { method: req.method ?? 'GET', url: req.url ?? '/', actor, clientIp }),
   );
   const upstream = deps.upstreams[name];
   try {

@@ -51,6 +51,8 @@ export async function start(
     if (redisDown) logger.info('redis back: limiting in redis again');
     redisDown = false;
   });
+  // Give Redis a moment before serving, so the first requests count where every replica sees them.
+  await whenReady(redis, 2_000);
 
   const timeoutMs = config.UPSTREAM_TIMEOUT_MS;
   const upstreams = {
@@ -113,4 +115,17 @@ export async function start(
       redis.disconnect();
     },
   };
+}
+
+function whenReady(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    redis.once('ready', done);
+  });
 }

@@ -5,28 +5,53 @@ import { requestIdField } from './request-id';
 
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
 
+export interface AccessEntry {
+  method: string;
+  route: string;
+  path: string;
+  status: number;
+  durationMs: number;
+  accountId?: number;
+  /** Only when no log context adds it already. */
+  requestId?: string;
+}
+
 /**
  * One line per request: method, route, status, duration, account — never headers or bodies.
  * Probe and scrape requests log at debug, so orchestrator polling does not drown the real traffic.
  */
+export function logAccess(logger: Logger, entry: AccessEntry): void {
+  const level = PROBES.has(entry.path) && entry.status < 500 ? 'debug' : 'info';
+  if (!logger.isLevelEnabled(level)) return;
+  logger[level](
+    {
+      method: entry.method,
+      route: entry.route,
+      path: entry.path,
+      status: entry.status,
+      duration_ms: Math.round(entry.durationMs * 10) / 10,
+      ...(entry.accountId ? { account_id: entry.accountId } : {}),
+      ...(entry.requestId ? { request_id: entry.requestId } : {}),
+    },
+    'request',
+  );
+}
+
+/** {@link logAccess} for express; the account comes from `res.locals.actor`. */
 export function accessLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
     res.on('finish', () => {
       const actor = res.locals.actor as { userId?: number } | null | undefined;
-      const level = PROBES.has(req.path) && res.statusCode < 500 ? 'debug' : 'info';
-      logger[level](
-        {
-          method: req.method,
-          route: routeOf(req),
-          path: req.path,
-          status: res.statusCode,
-          duration_ms: Math.round((performance.now() - started) * 10) / 10,
-          ...(actor?.userId ? { account_id: actor.userId } : {}),
-          ...requestIdField(res.locals),
-        },
-        'request',
-      );
+      logAccess(logger, {
+        method: req.method,
+        route: routeOf(req),
+        path: req.path,
+        status: res.statusCode,
+        durationMs: performance.now() - started,
+        accountId: actor?.userId,
+        requestId: requestIdField(res.locals).request_id,
+      });
     });
     next();
   };

@@ -30,48 +30,75 @@ export function notFound(): RequestHandler {
   return (_req, _res, next) => next(new NotFoundError('route'));
 }
 
-/** The one place an error becomes a response: trusted errors keep their message, others never leak. */
-export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (err, req, res, _next) => {
-    const known = toAppError(err);
-    if (!known && isConnectionError(err)) {
-      logger.warn({ err: { code: (err as { code?: string }).code } }, 'database unreachable');
-    } else if (!known) {
-      logger.error(
-        { err, method: req.method, path: req.path, ...requestIdField(res.locals) },
-        'unhandled error',
-      );
-    }
-    const error = known ?? (isConnectionError(err) ? new ServiceUnavailableError() : null);
+export interface ErrorReply {
+  status: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
 
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    if (!error) {
-      res.status(500).json({
+/** Where the error happened, for the log line of an unexpected one. */
+export interface ErrorContext {
+  method: string;
+  path: string;
+  requestId?: string;
+}
+
+/**
+ * The one place an error becomes a response: trusted errors keep their message, others never leak.
+ * Framework-free, so the gateway's raw hot path and express's error middleware answer alike.
+ */
+export function errorReply(err: unknown, logger: Logger, context: ErrorContext): ErrorReply {
+  const known = toAppError(err);
+  if (!known && isConnectionError(err)) {
+    logger.warn({ err: { code: (err as { code?: string }).code } }, 'database unreachable');
+  } else if (!known) {
+    const { method, path, requestId } = context;
+    logger.error({ err, method, path, ...requestIdField({ requestId }) }, 'unhandled error');
+  }
+  const error = known ?? (isConnectionError(err) ? new ServiceUnavailableError() : null);
+  if (!error) {
+    return {
+      status: 500,
+      headers: {},
+      body: {
         error: 'internal_error',
         message: 'an internal error occurred; quote the request id when reporting it',
-        details: { request_id: res.locals.requestId },
-      });
-      return;
-    }
-    if (error instanceof MethodNotAllowedError) res.setHeader('Allow', error.allow.join(', '));
-    if (error instanceof ServiceUnavailableError)
-      res.setHeader('Retry-After', String(error.retryAfterSeconds));
-    const retryAfter =
-      error instanceof RateLimitedError ? Math.max(1, Math.ceil(error.retryAfterSeconds)) : null;
-    if (retryAfter !== null) res.setHeader('Retry-After', String(retryAfter));
-    if (error.code === 'unauthorized') {
-      res.setHeader('WWW-Authenticate', 'Bearer');
-      res.setHeader('Cache-Control', 'no-store');
-    }
-    res.status(ERROR_STATUS[error.code]).json({
+        details: { request_id: context.requestId },
+      },
+    };
+  }
+  const headers: Record<string, string> = {};
+  if (error instanceof MethodNotAllowedError) headers.Allow = error.allow.join(', ');
+  if (error instanceof ServiceUnavailableError) headers['Retry-After'] = String(error.retryAfterSeconds);
+  const retryAfter =
+    error instanceof RateLimitedError ? Math.max(1, Math.ceil(error.retryAfterSeconds)) : null;
+  if (retryAfter !== null) headers['Retry-After'] = String(retryAfter);
+  if (error.code === 'unauthorized') {
+    headers['WWW-Authenticate'] = 'Bearer';
+    headers['Cache-Control'] = 'no-store';
+  }
+  return {
+    status: ERROR_STATUS[error.code],
+    headers,
+    body: {
       error: error.code,
       message: error.message,
       ...(error.details ? { details: error.details } : {}),
       ...(retryAfter !== null ? { retry_after: retryAfter } : {}),
-    });
+    },
+  };
+}
+
+/** express's error middleware over {@link errorReply}. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const requestId = res.locals.requestId as string | undefined;
+    const reply = errorReply(err, logger, { method: req.method, path: req.path, requestId });
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.set(reply.headers).status(reply.status).json(reply.body);
   };
 }
 

@@ -8,8 +8,10 @@ export function createRegistry(service: string): Registry {
   return registry;
 }
 
+export type RecordRequest = (method: string, route: string, status: number, seconds: number) => void;
+
 /** Request count and latency by method, route template and status. */
-export function httpMetrics(registry: Registry): RequestHandler {
+export function requestRecorder(registry: Registry): RecordRequest {
   const labelNames = ['method', 'route', 'status'] as const;
   const requests = new Counter({
     name: 'http_requests_total',
@@ -24,13 +26,21 @@ export function httpMetrics(registry: Registry): RequestHandler {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  return (method, route, status, seconds) => {
+    const labels = { method, route, status: String(status) };
+    requests.inc(labels);
+    duration.observe(labels, seconds);
+  };
+}
+
+/** {@link requestRecorder} for express, labelled by the matched route. */
+export function httpMetrics(registry: Registry): RequestHandler {
+  const record = requestRecorder(registry);
   return (req, res, next) => {
-    const end = duration.startTimer();
-    res.on('finish', () => {
-      const labels = { method: req.method, route: routeOf(req), status: String(res.statusCode) };
-      requests.inc(labels);
-      end(labels);
-    });
+    const started = performance.now();
+    res.on('finish', () =>
+      record(req.method, routeOf(req), res.statusCode, (performance.now() - started) / 1000),
+    );
     next();
   };
 }

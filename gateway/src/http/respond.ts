@@ -1,0 +1,35 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { errorReply, type ErrorContext } from '@community/http-kit';
+import type { Logger } from '@community/logging';
+
+/** A JSON answer on a bare node:http response (HEAD gets the headers only). */
+export function sendJson(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const payload = JSON.stringify(body);
+  res.statusCode = status;
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(payload));
+  res.end(req.method === 'HEAD' ? undefined : payload);
+}
+
+/** Any error in the documented envelope, by the same mapping every service uses. */
+export function sendError(
+  req: IncomingMessage,
+  res: ServerResponse,
+  err: unknown,
+  logger: Logger,
+  context: ErrorContext,
+): void {
+  const reply = errorReply(err, logger, context);
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  sendJson(req, res, reply.status, reply.body, reply.headers);
+}
