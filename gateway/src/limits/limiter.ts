@@ -1,6 +1,7 @@
 import type Redis from 'ioredis';
 import { Counter, type Registry } from 'prom-client';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { LeanRateLimiterRedis } from './lean-redis-limiter';
 
 export interface Subject {
   /** `acct:<id>` or `ip:<address>`: every key of one account shares one budget. */
@@ -30,7 +31,7 @@ type WindowName = keyof typeof WINDOWS;
  * A rejected request consumes nothing: the points both windows took for it are returned at once.
  */
 export class TwoWindowLimiter {
-  private readonly limiters = new Map<string, RateLimiterRedis>();
+  private readonly limiters = new Map<string, LeanRateLimiterRedis>();
   private readonly decisions: Counter<'outcome' | 'subject' | 'store'> | undefined;
 
   constructor(
@@ -75,13 +76,13 @@ export class TwoWindowLimiter {
     return { allowed: true, shown: dailyState.remaining < hourlyState.remaining ? dailyState : hourlyState };
   }
 
-  private limiter(window: WindowName, points: number): RateLimiterRedis {
+  private limiter(window: WindowName, points: number): LeanRateLimiterRedis {
     const id = `${window}:${points}`;
     let limiter = this.limiters.get(id);
     if (!limiter) {
       // Same key prefix for every limit of a window: a plan change keeps the count, only the cap moves.
       const keyPrefix = `${this.prefix}rl:${window}`;
-      limiter = new RateLimiterRedis({
+      limiter = new LeanRateLimiterRedis({
         storeClient: this.redis,
         keyPrefix,
         points,
