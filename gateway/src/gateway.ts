@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import {
+  API_VERSION,
   InsufficientScopeError,
   RateLimitedError,
   ServiceUnavailableError,
@@ -10,6 +11,7 @@ import { signIdentity } from '@community/http-kit';
 import { readBearer } from './auth/bearer';
 import type { KeyResolver } from './auth/key-resolver';
 import type { UsageReporter } from './auth/usage-reporter';
+import { OPENAPI_PATH, sendDocument } from './docs/openapi-document';
 import { setLimitHeaders } from './limits/headers';
 import type { Subject, TwoWindowLimiter } from './limits/limiter';
 import { routeFor, type UpstreamName } from './proxy/route-table';
@@ -23,9 +25,9 @@ export interface GatewayDeps {
   limiter: TwoWindowLimiter;
   upstreams: Record<UpstreamName, Upstream>;
   anonymous: { hourly: number; daily: number };
+  /** The serialised OpenAPI document (docs/openapi-document.ts). */
+  openapi: string;
 }
-
-export const API_VERSION = '1.0.0';
 
 /** Headers only the gateway may set: whatever a client sends under these names is dropped. */
 const TRUSTED_HEADER = /^x-(user|internal)-/i;
@@ -73,6 +75,10 @@ export function gateway(deps: GatewayDeps): RequestHandler {
 
       if ((path === '/api/v1' || path === '/api/v1/') && (req.method === 'GET' || req.method === 'HEAD')) {
         res.json({ success: true, data: { name: 'Community Platform API', version: API_VERSION } });
+        return;
+      }
+      if (path === OPENAPI_PATH && req.method === 'GET') {
+        sendDocument(res, deps.openapi);
         return;
       }
       const route = routeFor(path);

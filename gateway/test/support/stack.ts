@@ -8,6 +8,7 @@ import { parseWebhookConfig } from '../../../webhook-service/src/config';
 import { start as startWebhooks } from '../../../webhook-service/src/start';
 import { parseGatewayConfig, type GatewayConfig } from '../../src/config';
 import { start as startGateway, type GatewayService } from '../../src/start';
+import { responseValidator } from './openapi-contract';
 
 export interface Stack {
   gateway: string;
@@ -128,12 +129,25 @@ export interface GatewayAnswer {
   text: string;
 }
 
-/** A plain HTTP call to the gateway, as an external developer would make it. */
+export interface GatewayCall {
+  key?: string;
+  body?: unknown;
+  /** Sent as is instead of JSON-encoding `body`. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+  /** The request is deliberately outside the OpenAPI document (an unknown path, a wrong method). */
+  undocumented?: true;
+}
+
+/**
+ * A plain HTTP call to the gateway, as an external developer would make it. Every answer is held
+ * against the OpenAPI document (status, headers, body), so the code and the document cannot drift.
+ */
 export async function gw(
   stack: Stack,
   method: string,
   path: string,
-  init: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+  init: GatewayCall = {},
 ): Promise<GatewayAnswer> {
   const res = await fetch(stack.gateway + path, {
     method,
@@ -142,7 +156,7 @@ export async function gw(
       ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
       ...init.headers,
     },
-    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+    body: init.rawBody ?? (init.body !== undefined ? JSON.stringify(init.body) : undefined),
   });
   const text = await res.text();
   let body: unknown;
@@ -151,5 +165,7 @@ export async function gw(
   } catch {
     body = undefined;
   }
+  if (!init.undocumented)
+    responseValidator().check({ method, path, status: res.status, headers: res.headers, body });
   return { status: res.status, headers: res.headers, body, text };
 }
