@@ -1,6 +1,6 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { buildOpenApiDocument, type OpenApiDocument } from '@community/openapi';
+import { buildOpenApiDocument, OPERATIONS, type OpenApiDocument, type Tag } from '@community/openapi';
 
 type Json = Record<string, any>;
 
@@ -153,4 +153,12 @@ let shared: ResponseValidator | undefined;
 /** One validator per test file: compiling schemas is the slow part, so they are reused. */
 export function responseValidator(): ResponseValidator {
   return (shared ??= new ResponseValidator());
+}
+
+/** Operations of these tags whose documented success answer no test has held against the document. */
+export function unexercised(tags: readonly Tag[]): string[] {
+  const { seen } = responseValidator();
+  return OPERATIONS.filter((op) => tags.includes(op.tag) && !seen.get(op.id)?.has(op.response.status)).map(
+    (op) => op.id,
+  );
 }

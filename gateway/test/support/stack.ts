@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { SCOPES } from '@community/contracts';
 import { actor, apiClient, redisPrefix, testInfra, serviceSandbox } from '@community/test-harness';
 import { parsePostsConfig } from '../../../posts-service/src/config';
 import { start as startPosts } from '../../../posts-service/src/start';
@@ -108,6 +109,20 @@ export async function memberWithKey(stack: Stack, scopes: string[] = ['read', 'w
   const id = registered.body.data.id as number;
   const key = await mintKey(stack, id, scopes);
   return { id, username: name, key: key.key, keyId: key.id };
+}
+
+/** A registered admin with a key holding every scope (promoted through users-service, as an admin would). */
+export async function adminWithKey(stack: Stack) {
+  const { id, username } = await memberWithKey(stack);
+  const promoted = await stack.users(actor(id, 'admin', ['admin']), 'PUT', `/users/${id}/role`, {
+    body: { role: 'admin' },
+  });
+  if (promoted.status !== 200) throw new Error(promoted.text);
+  const res = await stack.users(actor(id, 'admin', [...SCOPES]), 'POST', '/keys', {
+    body: { name: 'admin key', scopes: [...SCOPES] },
+  });
+  if (res.status !== 201) throw new Error(res.text);
+  return { id, username, key: res.body.data.key as string };
 }
 
 export async function mintKey(
