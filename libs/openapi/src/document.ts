@@ -122,7 +122,7 @@ function operation(op: OperationSpec): Json {
     summary: op.summary,
     description: [op.description, access].filter(Boolean).join('\n\n'),
     security: security(op),
-    'x-required-scope': op.scope,
+    ...(op.scope ? { 'x-required-scope': op.scope } : {}),
   };
   const params = parameters(op);
   if (params.length) result.parameters = params;
