@@ -20,6 +20,7 @@ const packages = [
   'libs/db',
   'libs/events',
   'libs/contracts',
+  'libs/openapi',
   'libs/test-harness',
   'libs/service-runtime',
   'posts-service',

@@ -10,22 +10,25 @@ import {
   type HealthOptions,
 } from '@community/http-kit';
 import type { Logger } from '@community/logging';
+import { docsRouter } from './docs/docs-page';
+import { publishedDocument } from './docs/openapi-document';
 import { gateway, type Exchange, type GatewayDeps } from './gateway';
 import { clientIpOf, type TrustProxy } from './http/client-ip';
 import { sendError } from './http/respond';
 
-export interface GatewayAppDeps extends GatewayDeps {
+export interface GatewayAppDeps extends Omit<GatewayDeps, 'openapi'> {
   logger: Logger;
   health: HealthOptions;
   trustProxy: TrustProxy;
 }
 
 const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
+const isDocsPage = (path: string) => path === '/docs' || path.startsWith('/docs/');
 
 /**
- * The gateway's request listener. Every request but the probes goes through the gateway pipeline
- * on bare node:http — on the proxied hot path express's router cost ~8% of the gateway's CPU — and
- * the probes are a small express app of their own.
+ * The gateway's request listener. Every API request goes through the gateway pipeline on bare
+ * node:http — on the proxied hot path express's router cost ~8% of the gateway's CPU — while the
+ * probes and the docs page (no key, no limits: see docs/docs-page.ts) are a small express app.
  */
 export function buildApp(deps: GatewayAppDeps): RequestListener {
   const { logger } = deps;
@@ -34,9 +37,11 @@ export function buildApp(deps: GatewayAppDeps): RequestListener {
   ops.disable('etag');
   const probes = Router();
   mountHealth(probes, deps.health);
-  ops.use(probes, notFound(), errorHandler(logger));
+  ops.use(probes);
+  ops.use('/docs', docsRouter());
+  ops.use(notFound(), errorHandler(logger));
 
-  const pipeline = gateway(deps);
+  const pipeline = gateway({ ...deps, openapi: publishedDocument() });
   const record = requestRecorder(deps.health.registry);
   const clientIp = clientIpOf(deps.trustProxy);
 
@@ -58,8 +63,8 @@ export function buildApp(deps: GatewayAppDeps): RequestListener {
       logAccess(logger, { method, ...exchange, status: res.statusCode, durationMs });
     });
 
-    if (PROBES.has(exchange.path)) {
-      exchange.route = exchange.path;
+    if (PROBES.has(exchange.path) || isDocsPage(exchange.path)) {
+      exchange.route = isDocsPage(exchange.path) ? '/docs' : exchange.path;
       ops(req, res);
       return;
     }

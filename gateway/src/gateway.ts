@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  API_VERSION,
   InsufficientScopeError,
   NotFoundError,
   RateLimitedError,
@@ -11,6 +12,7 @@ import { signIdentity } from '@community/http-kit';
 import { readBearer } from './auth/bearer';
 import type { KeyResolver } from './auth/key-resolver';
 import type { UsageReporter } from './auth/usage-reporter';
+import { OPENAPI_PATH, sendDocument } from './docs/openapi-document';
 import { setLimitHeaders } from './limits/headers';
 import type { Subject, TwoWindowLimiter } from './limits/limiter';
 import { sendJson } from './http/respond';
@@ -25,9 +27,9 @@ export interface GatewayDeps {
   limiter: TwoWindowLimiter;
   upstreams: Record<UpstreamName, Upstream>;
   anonymous: { hourly: number; daily: number };
+  /** The serialised OpenAPI document (docs/openapi-document.ts). */
+  openapi: string;
 }
-
-export const API_VERSION = '1.0.0';
 
 /** What the access log and metrics need to know about one request, filled in as it is served. */
 export interface Exchange {
@@ -89,6 +91,11 @@ export function gateway(deps: GatewayDeps): Pipeline {
         success: true,
         data: { name: 'Community Platform API', version: API_VERSION },
       });
+      return;
+    }
+    if (path === OPENAPI_PATH && req.method === 'GET') {
+      exchange.route = OPENAPI_PATH;
+      sendDocument(res, deps.openapi);
       return;
     }
     const route = routeFor(path);

@@ -48,7 +48,7 @@ describe('authentication', () => {
 
   it('answers unknown routes with the 404 envelope and limit headers', async () => {
     const { key } = await memberWithKey(stack);
-    const res = await gw(stack, 'GET', '/api/v1/nothing', { key });
+    const res = await gw(stack, 'GET', '/api/v1/nothing', { key, undocumented: true });
     expect(res.status).toBe(404);
     expect(res.body.error).toBe('not_found');
     expectLimitHeaders(res.headers);

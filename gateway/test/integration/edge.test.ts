@@ -25,7 +25,11 @@ describe('the gateway edge', () => {
 
   it('replaces a request id that is not sane with a generated one', async () => {
     const { key } = await memberWithKey(stack);
-    const res = await gw(stack, 'GET', '/api/v1/nowhere', { key, headers: { 'x-request-id': 'a b' } });
+    const res = await gw(stack, 'GET', '/api/v1/nowhere', {
+      key,
+      headers: { 'x-request-id': 'a b' },
+      undocumented: true,
+    });
 
     expect(res.status).toBe(404);
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
@@ -33,7 +37,7 @@ describe('the gateway edge', () => {
 
   it('answers HEAD on the version route with headers only', async () => {
     const { key } = await memberWithKey(stack);
-    const res = await gw(stack, 'HEAD', '/api/v1', { key });
+    const res = await gw(stack, 'HEAD', '/api/v1', { key, undocumented: true });
 
     expect(res.status).toBe(200);
     expect(res.text).toBe('');
@@ -44,7 +48,7 @@ describe('the gateway edge', () => {
   it('does not count probes against any budget', async () => {
     const before = await gw(stack, 'GET', '/api/v1', { headers: { 'x-forwarded-for': '1.2.3.4' } });
     for (let i = 0; i < 3; i++) {
-      const probe = await gw(stack, 'GET', '/healthz');
+      const probe = await gw(stack, 'GET', '/healthz', { undocumented: true });
       expect(probe.status).toBe(200);
       expect(probe.headers.get('x-ratelimit-limit')).toBeNull();
     }
@@ -58,7 +62,7 @@ describe('the gateway edge', () => {
   it('labels request metrics by routing prefix, never by raw path', async () => {
     const { key } = await memberWithKey(stack);
     await gw(stack, 'GET', '/api/v1/posts/987654', { key });
-    const metrics = await gw(stack, 'GET', '/metrics');
+    const metrics = await gw(stack, 'GET', '/metrics', { undocumented: true });
 
     expect(metrics.text).toMatch(/http_requests_total\{[^}]*route="\/api\/v1\/posts"[^}]*status="404"/);
     expect(metrics.text).not.toContain('987654');

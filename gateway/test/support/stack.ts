@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { SCOPES } from '@community/contracts';
 import { actor, apiClient, redisPrefix, testInfra, serviceSandbox } from '@community/test-harness';
 import { parsePostsConfig } from '../../../posts-service/src/config';
 import { start as startPosts } from '../../../posts-service/src/start';
@@ -8,6 +9,7 @@ import { parseWebhookConfig } from '../../../webhook-service/src/config';
 import { start as startWebhooks } from '../../../webhook-service/src/start';
 import { parseGatewayConfig, type GatewayConfig } from '../../src/config';
 import { start as startGateway, type GatewayService } from '../../src/start';
+import { responseValidator } from './openapi-contract';
 
 export interface Stack {
   gateway: string;
@@ -109,6 +111,20 @@ export async function memberWithKey(stack: Stack, scopes: string[] = ['read', 'w
   return { id, username: name, key: key.key, keyId: key.id };
 }
 
+/** A registered admin with a key holding every scope (promoted through users-service, as an admin would). */
+export async function adminWithKey(stack: Stack) {
+  const { id, username } = await memberWithKey(stack);
+  const promoted = await stack.users(actor(id, 'admin', ['admin']), 'PUT', `/users/${id}/role`, {
+    body: { role: 'admin' },
+  });
+  if (promoted.status !== 200) throw new Error(promoted.text);
+  const res = await stack.users(actor(id, 'admin', [...SCOPES]), 'POST', '/keys', {
+    body: { name: 'admin key', scopes: [...SCOPES] },
+  });
+  if (res.status !== 201) throw new Error(res.text);
+  return { id, username, key: res.body.data.key as string };
+}
+
 export async function mintKey(
   stack: Stack,
   userId: number,
@@ -128,12 +144,25 @@ export interface GatewayAnswer {
   text: string;
 }
 
-/** A plain HTTP call to the gateway, as an external developer would make it. */
+export interface GatewayCall {
+  key?: string;
+  body?: unknown;
+  /** Sent as is instead of JSON-encoding `body`. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+  /** The request is deliberately outside the OpenAPI document (an unknown path, a wrong method). */
+  undocumented?: true;
+}
+
+/**
+ * A plain HTTP call to the gateway, as an external developer would make it. Every answer is held
+ * against the OpenAPI document (status, headers, body), so the code and the document cannot drift.
+ */
 export async function gw(
   stack: Stack,
   method: string,
   path: string,
-  init: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+  init: GatewayCall = {},
 ): Promise<GatewayAnswer> {
   const res = await fetch(stack.gateway + path, {
     method,
@@ -142,7 +171,7 @@ export async function gw(
       ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
       ...init.headers,
     },
-    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+    body: init.rawBody ?? (init.body !== undefined ? JSON.stringify(init.body) : undefined),
   });
   const text = await res.text();
   let body: unknown;
@@ -151,5 +180,7 @@ export async function gw(
   } catch {
     body = undefined;
   }
+  if (!init.undocumented)
+    responseValidator().check({ method, path, status: res.status, headers: res.headers, body });
   return { status: res.status, headers: res.headers, body, text };
 }

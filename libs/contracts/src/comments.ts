@@ -31,3 +31,10 @@ export const commentSchema = z.strictObject({
   updated_at: timestamp,
 });
 export type Comment = z.infer<typeof commentSchema>;
+
+export const commentLikeResult = z.strictObject({
+  comment_id: z.int(),
+  liked: z.boolean(),
+  likes: z.int().min(0),
+});
+export type CommentLikeResult = z.infer<typeof commentLikeResult>;

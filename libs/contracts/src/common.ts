@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import { VALIDATION_CODES } from './errors';
+
+/** The API release the gateway announces and the OpenAPI document describes. */
+export const API_VERSION = '1.0.0';
 
 export const MAX_ID = 2147483647;
 
@@ -25,7 +29,7 @@ export function codePointLength(value: string): number {
  * NUL characters and broken UTF-16 are refused, because PostgreSQL could not return them byte-for-byte.
  */
 export function text({ min = 0, max }: { min?: number; max: number }) {
-  return z.string().transform((raw, ctx) => {
+  const schema = z.string().transform((raw, ctx) => {
     const value = raw.trim();
     const fail = (code: string, message: string) => {
       ctx.addIssue({ code: 'custom', message, params: { code } });
@@ -39,11 +43,13 @@ export function text({ min = 0, max }: { min?: number; max: number }) {
     if (length > max) return fail('too_long', `must be at most ${max} characters`);
     return value;
   });
+  // The JSON Schema (OpenAPI) view of the limits above; JSON Schema also counts code points.
+  return schema.meta({ ...(min > 0 ? { minLength: min } : {}), maxLength: max });
 }
 
 /** An integer query-string parameter within [min, max]. */
 export function intQuery(min: number, max: number) {
-  return z.string().transform((raw, ctx) => {
+  const schema = z.string().transform((raw, ctx) => {
     if (!/^-?\d{1,16}$/.test(raw)) {
       ctx.addIssue({ code: 'custom', message: 'must be an integer', params: { code: 'invalid_type' } });
       return z.NEVER;
@@ -59,6 +65,8 @@ export function intQuery(min: number, max: number) {
     }
     return value;
   });
+  // On the wire a query value is text; clients (and the OpenAPI document) treat it as an integer.
+  return schema.meta({ type: 'integer', minimum: min, maximum: max });
 }
 
 /** One of `values` in a query string. */
@@ -98,6 +106,28 @@ export const errorEnvelope = z.strictObject({
 });
 export type ErrorEnvelope = z.infer<typeof errorEnvelope>;
 
+export const fieldErrorSchema = z.strictObject({
+  field: z.string(),
+  code: z.enum(VALIDATION_CODES),
+  message: z.string(),
+});
+
+/** `400 validation_error`: the first failure in `field`/`code`, every failure in `errors`. */
+export const validationErrorEnvelope = errorEnvelope.extend({
+  error: z.literal('validation_error'),
+  details: z.strictObject({
+    field: z.string(),
+    code: z.enum(VALIDATION_CODES),
+    errors: z.array(fieldErrorSchema).min(1),
+  }),
+});
+
+/** `429 rate_limit_exceeded` always carries `retry_after`, in seconds (DESIGN.md §6). */
+export const rateLimitErrorEnvelope = errorEnvelope.extend({
+  error: z.literal('rate_limit_exceeded'),
+  retry_after: z.int().min(1),
+});
+
 export const deletedSchema = z.strictObject({ id: z.int().min(1), deleted: z.literal(true) });
 
 /**
@@ -119,4 +149,8 @@ export const httpUrl = z
     } catch {
       return false;
     }
-  }, 'must be an http or https URL');
+  }, 'must be an http or https URL')
+  .meta({ format: 'uri', description: 'An absolute http(s) URL.' });
+
+/** `GET /api/v1`: what the gateway says about itself. */
+export const apiInfoSchema = z.strictObject({ name: z.string(), version: z.string() });

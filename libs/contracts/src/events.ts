@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { timestamp } from './common';
 
 /** Events delivered to webhook subscribers (DESIGN.md §7); everything else stays internal. */
 export const PUBLIC_EVENTS = [
@@ -30,3 +31,8 @@ export const eventData = {
 
 export type EventType = keyof typeof eventData;
 export type EventData<E extends EventType> = z.infer<(typeof eventData)[E]>;
+
+/** The body a webhook endpoint receives for `event`, exactly `{event, timestamp, data}` (DESIGN.md §7). */
+export function webhookPayload<E extends PublicEvent>(event: E) {
+  return z.strictObject({ event: z.literal(event), timestamp, data: eventData[event] });
+}

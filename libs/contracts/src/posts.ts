@@ -7,7 +7,7 @@ export type PostSort = (typeof POST_SORTS)[number];
 export const MAX_TAGS = 10;
 export const TAG_PATTERN = /^[a-z0-9-]{1,32}$/;
 
-const tag = z.string().transform((raw, ctx) => {
+const lowerCaseTag = z.string().transform((raw, ctx) => {
   const value = raw.trim().toLowerCase();
   if (value.length === 0) {
     ctx.addIssue({ code: 'custom', message: 'must not be empty', params: { code: 'too_short' } });
@@ -26,6 +26,11 @@ const tag = z.string().transform((raw, ctx) => {
     return z.NEVER;
   }
   return value;
+});
+const tag = lowerCaseTag.meta({
+  minLength: 1,
+  maxLength: 32,
+  description: 'Letters, digits and dashes; stored lower-case.',
 });
 
 /** Lower-cased tags, duplicates dropped in first-seen order. */

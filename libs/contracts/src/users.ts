@@ -23,12 +23,14 @@ export const username = z
       .min(3, 'must be at least 3 characters')
       .max(32, 'must be at most 32 characters')
       .regex(/^[a-z0-9_]+$/, 'must contain only letters, digits and underscores'),
-  );
+  )
+  .meta({ minLength: 3, maxLength: 32, description: 'Letters, digits and underscores; stored lower-case.' });
 
 export const email = z
   .string()
   .transform((value) => value.trim().toLowerCase())
-  .pipe(z.email('must be a valid email address').max(254, 'must be at most 254 characters'));
+  .pipe(z.email('must be a valid email address').max(254, 'must be at most 254 characters'))
+  .meta({ format: 'email', maxLength: 254 });
 
 /** Passwords are never trimmed: every character counts. */
 export const password = z

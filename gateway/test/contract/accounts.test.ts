@@ -1,0 +1,143 @@
+import { Webhook } from 'standardwebhooks';
+import { PUBLIC_EVENTS } from '@community/contracts';
+import { waitFor } from '@community/test-harness';
+import { startReceiver } from '../../../webhook-service/test/support/receiver';
+import { responseValidator, unexercised } from '../support/openapi-contract';
+import { adminWithKey, gw, memberWithKey, startStack, type Stack } from '../support/stack';
+
+// Every users-service, webhook-service and gateway operation through the whole stack, each answer
+// held against the OpenAPI document by gw(); deliveries are held against its `webhooks`.
+
+let stack: Stack;
+let admin: Awaited<ReturnType<typeof adminWithKey>>;
+let member: Awaited<ReturnType<typeof memberWithKey>>;
+
+beforeAll(async () => {
+  stack = await startStack('accountscontract');
+  [admin, member] = await Promise.all([
+    adminWithKey(stack),
+    memberWithKey(stack, ['read', 'write', 'keys', 'webhooks']),
+  ]);
+});
+afterAll(() => stack.stop());
+
+it('meta: the API names itself and serves this document', async () => {
+  expect((await gw(stack, 'GET', '/api/v1', { key: member.key })).body.data.version).toBe('1.0.0');
+  expect((await gw(stack, 'GET', '/api/v1/openapi.json')).body.openapi).toBe('3.1.0');
+});
+
+it('registration: no key, strict body, unique names', async () => {
+  const body = { username: 'Contract_User', email: 'contract@example.test', password: 'a long password' };
+  const created = await gw(stack, 'POST', '/api/v1/auth/register', { body });
+  expect(created.body.data).toMatchObject({ username: 'contract_user', role: 'member', plan: 'free' });
+  expect((await gw(stack, 'POST', '/api/v1/auth/register', { body })).status).toBe(409);
+  const short = await gw(stack, 'POST', '/api/v1/auth/register', { body: { ...body, password: 'short' } });
+  expect(short.body.details.field).toBe('password');
+});
+
+it('users: profiles, your own account, and admin changes of plan and role', async () => {
+  const { key, id } = member;
+  expect((await gw(stack, 'GET', '/api/v1/users?sort=reputation&limit=2', { key })).status).toBe(200);
+  expect((await gw(stack, 'GET', '/api/v1/users/me', { key })).body.data.id).toBe(id);
+  const bio = { key, body: { bio: 'Reads specifications for fun.', avatar: null } };
+  expect((await gw(stack, 'PUT', '/api/v1/users/me', bio)).body.data.bio).toBe(
+    'Reads specifications for fun.',
+  );
+  expect((await gw(stack, 'GET', `/api/v1/users/${id}`, { key })).body.data).not.toHaveProperty('email');
+  expect((await gw(stack, 'GET', '/api/v1/users/999999', { key })).status).toBe(404);
+
+  const plan = { plan: 'enterprise', hourly_limit: 500, daily_limit: 5000 };
+  expect((await gw(stack, 'PUT', `/api/v1/users/${id}/plan`, { key: admin.key, body: plan })).status).toBe(
+    200,
+  );
+  expect((await gw(stack, 'PUT', `/api/v1/users/${id}/plan`, { key, body: plan })).status).toBe(403);
+  const role = { key: admin.key, body: { role: 'moderator' } };
+  expect((await gw(stack, 'PUT', `/api/v1/users/${id}/role`, role)).body.data.role).toBe('moderator');
+});
+
+it('keys: list, create (shown once, not cached) and revoke', async () => {
+  const { key } = member;
+  expect((await gw(stack, 'GET', '/api/v1/keys', { key })).body.data.length).toBeGreaterThanOrEqual(1);
+  const created = await gw(stack, 'POST', '/api/v1/keys', {
+    key,
+    body: { name: 'reader', scopes: ['read'] },
+  });
+  expect(created.headers.get('cache-control')).toBe('no-store');
+  const beyond = await gw(stack, 'POST', '/api/v1/keys', { key, body: { name: 'x', scopes: ['admin'] } });
+  expect(beyond.status).toBe(403);
+  const id = created.body.data.id;
+  expect((await gw(stack, 'DELETE', `/api/v1/keys/${id}`, { key })).body.data).toEqual({ id, deleted: true });
+  expect((await gw(stack, 'DELETE', `/api/v1/keys/${id}`, { key })).status).toBe(404);
+  expect((await gw(stack, 'GET', '/api/v1/keys')).status).toBe(401);
+});
+
+it('webhooks: manage an endpoint; every public event arrives signed as the document describes', async () => {
+  const receiver = await startReceiver();
+  try {
+    const { key } = member;
+    const events = [...PUBLIC_EVENTS];
+    const created = await gw(stack, 'POST', '/api/v1/webhooks', { key, body: { url: receiver.url, events } });
+    const id = created.body.data.id;
+    const bad = await gw(stack, 'POST', '/api/v1/webhooks', {
+      key,
+      body: { url: receiver.url, events: ['x'] },
+    });
+    expect(bad.status).toBe(400);
+    expect((await gw(stack, 'GET', '/api/v1/webhooks', { key })).body.data).toHaveLength(1);
+    expect((await gw(stack, 'GET', `/api/v1/webhooks/${id}`, { key })).body.data.events).toEqual(events);
+    expect((await gw(stack, 'GET', `/api/v1/webhooks/${id}`, { key: admin.key })).status).toBe(404);
+    const described = { key, body: { description: 'contract receiver' } };
+    expect((await gw(stack, 'PUT', `/api/v1/webhooks/${id}`, described)).status).toBe(200);
+    const rotated = await gw(stack, 'POST', `/api/v1/webhooks/${id}/rotate-secret`, { key });
+    const secret = rotated.body.data.secret as string;
+
+    // One of each public event.
+    await gw(stack, 'POST', '/api/v1/auth/register', {
+      body: { username: 'hooked', email: 'hooked@example.test', password: 'a long password' },
+    });
+    const category = await gw(stack, 'POST', '/api/v1/categories', {
+      key: admin.key,
+      body: { name: 'Hooks' },
+    });
+    const post = await gw(stack, 'POST', '/api/v1/posts', {
+      key,
+      body: { title: 'Hooked', content: 'c', category_id: category.body.data.id },
+    });
+    const postId = post.body.data.id;
+    await gw(stack, 'POST', `/api/v1/posts/${postId}/comments`, { key, body: { content: 'c' } });
+    await gw(stack, 'PUT', `/api/v1/posts/${postId}`, { key, body: { title: 'Hooked again' } });
+    await gw(stack, 'DELETE', `/api/v1/posts/${postId}`, { key });
+
+    await waitFor(() => receiver.received.length >= PUBLIC_EVENTS.length, {
+      what: 'one delivery per public event',
+      timeoutMs: 15_000,
+    });
+    const seen = receiver.received.map(({ headers, body }) => {
+      new Webhook(secret).verify(body, headers as Record<string, string>);
+      return responseValidator().checkWebhook(headers, body);
+    });
+    expect(new Set(seen)).toEqual(
+      new Set([
+        'userRegisteredWebhook',
+        'postCreatedWebhook',
+        'commentCreatedWebhook',
+        'postUpdatedWebhook',
+        'postDeletedWebhook',
+      ]),
+    );
+
+    const log = await gw(stack, 'GET', `/api/v1/webhooks/${id}/deliveries?status=succeeded`, { key });
+    expect(log.body.pagination.total_items).toBe(PUBLIC_EVENTS.length);
+    const delivery = log.body.data[0].id;
+    const again = await gw(stack, 'POST', `/api/v1/webhooks/${id}/deliveries/${delivery}/redeliver`, { key });
+    expect(again.body.data.status).toBe('pending');
+    expect((await gw(stack, 'DELETE', `/api/v1/webhooks/${id}`, { key })).status).toBe(200);
+    expect((await gw(stack, 'GET', `/api/v1/webhooks/${id}`, { key })).status).toBe(404);
+  } finally {
+    await receiver.close();
+  }
+});
+
+it('reached every account, user, key, webhook and meta operation with its documented success', () => {
+  expect(unexercised(['Accounts', 'Users', 'Keys', 'Webhooks', 'Meta'])).toEqual([]);
+});

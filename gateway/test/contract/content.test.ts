@@ -1,0 +1,138 @@
+import { unexercised } from '../support/openapi-contract';
+import { adminWithKey, gw, memberWithKey, startStack, type Stack } from '../support/stack';
+
+// Every posts-service operation through the whole stack. gw() holds each answer against the OpenAPI
+// document (status, headers, body); the last test proves every operation was reached.
+
+let stack: Stack;
+let admin: string;
+let author: string;
+let stranger: string;
+
+beforeAll(async () => {
+  stack = await startStack('contentcontract');
+  const [boss, writer, other] = await Promise.all([
+    adminWithKey(stack),
+    memberWithKey(stack),
+    memberWithKey(stack),
+  ]);
+  [admin, author, stranger] = [boss.key, writer.key, other.key];
+});
+afterAll(() => stack.stop());
+
+let slugs = 0;
+async function newCategory(): Promise<number> {
+  const res = await gw(stack, 'POST', '/api/v1/categories', {
+    key: admin,
+    body: { name: `Topic ${++slugs}` },
+  });
+  expect(res.status).toBe(201);
+  return res.body.data.id;
+}
+
+async function newPost(key = author): Promise<number> {
+  const category_id = await newCategory();
+  const res = await gw(stack, 'POST', '/api/v1/posts', {
+    key,
+    body: { title: 'Contract', content: 'Held against the document', category_id, tags: ['Docs'] },
+  });
+  expect(res.status).toBe(201);
+  expect(res.headers.get('location')).toBe(`/api/v1/posts/${res.body.data.id}`);
+  return res.body.data.id;
+}
+
+it('categories: admins write them, members read them, conflicts are 409', async () => {
+  const first = await gw(stack, 'POST', '/api/v1/categories', { key: admin, body: { name: 'General' } });
+  expect(first.status).toBe(201);
+  const id = first.body.data.id;
+  expect(
+    (await gw(stack, 'POST', '/api/v1/categories', { key: admin, body: { name: 'General' } })).status,
+  ).toBe(409);
+  const denied = await gw(stack, 'POST', '/api/v1/categories', { key: author, body: { name: 'Mine' } });
+  expect(denied.body.details).toEqual({ required_scope: 'admin' });
+  expect((await gw(stack, 'GET', '/api/v1/categories?limit=1', { key: author })).status).toBe(200);
+  expect((await gw(stack, 'GET', `/api/v1/categories/${id}`, { key: author })).status).toBe(200);
+  expect((await gw(stack, 'GET', '/api/v1/categories/999999', { key: author })).status).toBe(404);
+  const second = await newCategory();
+  const taken = await gw(stack, 'PUT', `/api/v1/categories/${second}`, {
+    key: admin,
+    body: { slug: 'general' },
+  });
+  expect(taken.status).toBe(409);
+  const renamed = await gw(stack, 'PUT', `/api/v1/categories/${second}`, {
+    key: admin,
+    body: { description: 'x' },
+  });
+  expect(renamed.status).toBe(200);
+  expect((await gw(stack, 'DELETE', `/api/v1/categories/${second}`, { key: admin })).status).toBe(200);
+
+  const post = await newPost();
+  const { body } = await gw(stack, 'GET', `/api/v1/posts/${post}`, { key: author });
+  const busy = await gw(stack, 'DELETE', `/api/v1/categories/${body.data.category.id}`, { key: admin });
+  expect(busy.status).toBe(409);
+});
+
+it('posts: create, list, read, update, like and delete, and every way a body can be refused', async () => {
+  const id = await newPost();
+  const invalid = await gw(stack, 'POST', '/api/v1/posts', { key: author, body: { content: 'no title' } });
+  expect(invalid.body.details.field).toBe('title');
+  const broken = { key: author, rawBody: '{"title":', headers: { 'content-type': 'application/json' } };
+  expect((await gw(stack, 'POST', '/api/v1/posts', broken)).body.error).toBe('invalid_json');
+  const text = { key: author, rawBody: 'title=x', headers: { 'content-type': 'text/plain' } };
+  expect((await gw(stack, 'POST', '/api/v1/posts', text)).status).toBe(415);
+  const huge = { key: author, body: { title: 't', content: 'x'.repeat(70_000), category_id: 1 } };
+  expect((await gw(stack, 'POST', '/api/v1/posts', huge)).status).toBe(413);
+  expect((await gw(stack, 'POST', '/api/v1/posts', { body: { title: 't' } })).status).toBe(401);
+
+  const list = await gw(stack, 'GET', '/api/v1/posts?sort=trending&limit=1&tag=docs', { key: author });
+  expect(list.headers.get('link')).toContain('rel="first"');
+  expect((await gw(stack, 'GET', '/api/v1/posts?limit=0', { key: author })).status).toBe(400);
+  expect((await gw(stack, 'GET', `/api/v1/posts/${id}`, { key: stranger })).body.data.views).toBe(1);
+  expect((await gw(stack, 'GET', '/api/v1/posts/abc', { key: author })).status).toBe(404);
+
+  const update = { title: 'Contract, revised' };
+  expect((await gw(stack, 'PUT', `/api/v1/posts/${id}`, { key: author, body: update })).status).toBe(200);
+  const notYours = await gw(stack, 'PUT', `/api/v1/posts/${id}`, { key: stranger, body: update });
+  expect(notYours.body.error).toBe('forbidden');
+  expect((await gw(stack, 'POST', `/api/v1/posts/${id}/like`, { key: stranger })).body.data.liked).toBe(true);
+  expect((await gw(stack, 'DELETE', `/api/v1/posts/${id}/like`, { key: stranger })).body.data.liked).toBe(
+    false,
+  );
+  expect((await gw(stack, 'DELETE', `/api/v1/posts/${id}`, { key: author })).status).toBe(200);
+  expect((await gw(stack, 'GET', `/api/v1/posts/${id}`, { key: author })).status).toBe(404);
+});
+
+it('comments: create, list, read, edit, like and delete; a locked post refuses new ones', async () => {
+  const post = await newPost();
+  const created = await gw(stack, 'POST', `/api/v1/posts/${post}/comments`, {
+    key: stranger,
+    body: { content: 'First!' },
+  });
+  expect(created.status).toBe(201);
+  const id = created.body.data.id;
+  const reply = { content: 'Second', parent_id: id };
+  expect(
+    (await gw(stack, 'POST', `/api/v1/posts/${post}/comments`, { key: author, body: reply })).status,
+  ).toBe(201);
+  const list = await gw(stack, 'GET', `/api/v1/posts/${post}/comments?sort=newest`, { key: author });
+  expect(list.body.data.map((comment: any) => comment.parent_id)).toEqual([id, null]);
+  expect((await gw(stack, 'GET', `/api/v1/comments/${id}`, { key: author })).status).toBe(200);
+  const edit = { key: stranger, body: { content: 'First, edited' } };
+  expect((await gw(stack, 'PUT', `/api/v1/comments/${id}`, edit)).status).toBe(200);
+  expect((await gw(stack, 'POST', `/api/v1/comments/${id}/like`, { key: author })).body.data.likes).toBe(1);
+  expect((await gw(stack, 'DELETE', `/api/v1/comments/${id}/like`, { key: author })).body.data.likes).toBe(0);
+  expect((await gw(stack, 'DELETE', `/api/v1/comments/${id}`, { key: stranger })).status).toBe(200);
+  expect((await gw(stack, 'GET', '/api/v1/posts/999999/comments', { key: author })).status).toBe(404);
+
+  const lock = await gw(stack, 'PUT', `/api/v1/posts/${post}`, { key: admin, body: { is_locked: true } });
+  expect(lock.body.data.is_locked).toBe(true);
+  const locked = await gw(stack, 'POST', `/api/v1/posts/${post}/comments`, {
+    key: author,
+    body: { content: 'Late' },
+  });
+  expect(locked.body.error).toBe('post_locked');
+});
+
+it('reached every posts, comments and categories operation with its documented success', () => {
+  expect(unexercised(['Posts', 'Comments', 'Categories'])).toEqual([]);
+});

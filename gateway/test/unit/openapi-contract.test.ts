@@ -1,0 +1,107 @@
+import { EVENT_EXAMPLES, RESOURCE_EXAMPLES } from '@community/openapi';
+import { ContractViolation, ResponseValidator } from '../support/openapi-contract';
+
+const validator = new ResponseValidator();
+
+const limitHeaders = {
+  'x-ratelimit-limit': '100',
+  'x-ratelimit-remaining': '99',
+  'x-ratelimit-reset': '1770460000',
+};
+const jsonHeaders = (extra: Record<string, string> = {}) =>
+  new Headers({
+    'content-type': 'application/json; charset=utf-8',
+    'x-request-id': 'r-1',
+    ...limitHeaders,
+    ...extra,
+  });
+
+const page = {
+  success: true,
+  data: [RESOURCE_EXAMPLES.Post],
+  pagination: { current_page: 1, total_pages: 1, total_items: 1, per_page: 20 },
+};
+const link = {
+  link: '<http://localhost/api/v1/posts?page=1&limit=20>; rel="first", <http://localhost/api/v1/posts?page=1&limit=20>; rel="last"',
+};
+const listPosts = (overrides: Partial<Parameters<ResponseValidator['check']>[0]> = {}) =>
+  validator.check({
+    method: 'GET',
+    path: '/api/v1/posts?limit=20',
+    status: 200,
+    headers: jsonHeaders(link),
+    body: page,
+    ...overrides,
+  });
+
+describe('ResponseValidator', () => {
+  it('accepts an answer that matches the document', () => {
+    expect(listPosts()).toEqual({ operationId: 'listPosts', status: 200 });
+  });
+
+  it('refuses a status the operation does not document', () => {
+    expect(() => listPosts({ status: 409 })).toThrow(/answered 409, which the document does not list/);
+    expect(() => listPosts({ status: 418 })).toThrow(ContractViolation);
+  });
+
+  it('refuses a body that departs from the schema', () => {
+    const extra = { ...page, data: [{ ...RESOURCE_EXAMPLES.Post, email: 'x@example.org' }] };
+    expect(() => listPosts({ body: extra })).toThrow(/must NOT have additional properties/);
+    const wrongType = { ...page, data: [{ ...RESOURCE_EXAMPLES.Post, views: '3' }] };
+    expect(() => listPosts({ body: wrongType })).toThrow(/body\/data\/0\/views must be integer/);
+  });
+
+  it('refuses a missing required header and a malformed one', () => {
+    const headers = jsonHeaders(link);
+    headers.delete('x-ratelimit-limit');
+    expect(() => listPosts({ headers })).toThrow(/header X-RateLimit-Limit is missing/);
+    expect(() => listPosts({ headers: jsonHeaders({ ...link, 'x-ratelimit-reset': 'soon' }) })).toThrow(
+      /header X-RateLimit-Reset must be integer/,
+    );
+    expect(() => listPosts({ headers: jsonHeaders() })).toThrow(/header Link is missing/);
+  });
+
+  it('refuses a path or method that is not an operation', () => {
+    expect(() => listPosts({ path: '/api/v1/nothing' })).toThrow(/is not an operation/);
+    expect(() => listPosts({ method: 'PATCH' })).toThrow(/is not an operation/);
+  });
+
+  it('knows the 429 form and a 503 that came before the limiter', () => {
+    const tooMany = { error: 'rate_limit_exceeded', message: 'slow down', retry_after: 12 };
+    const retry = jsonHeaders({ 'retry-after': '12' });
+    expect(listPosts({ status: 429, headers: retry, body: tooMany }).status).toBe(429);
+    const { retry_after: _, ...withoutRetry } = tooMany;
+    expect(() => listPosts({ status: 429, headers: retry, body: withoutRetry })).toThrow(/retry_after/);
+    const bare = new Headers({ 'content-type': 'application/json', 'x-request-id': 'r', 'retry-after': '5' });
+    const unavailable = { error: 'service_unavailable', message: 'down' };
+    expect(listPosts({ status: 503, headers: bare, body: unavailable }).status).toBe(503);
+    expect(() =>
+      listPosts({ status: 401, headers: bare, body: { error: 'unauthorized', message: 'x' } }),
+    ).toThrow(/X-RateLimit-Limit is missing/);
+  });
+
+  it('prefers the literal /users/me over /users/{id}', () => {
+    const body = { success: true, data: RESOURCE_EXAMPLES.Me };
+    expect(
+      validator.check({ method: 'GET', path: '/api/v1/users/me', status: 200, headers: jsonHeaders(), body }),
+    ).toEqual({
+      operationId: 'getMe',
+      status: 200,
+    });
+  });
+
+  it('holds webhook deliveries against the webhooks section', () => {
+    const headers = {
+      'webhook-id': 'evt_1',
+      'webhook-timestamp': '1770460000',
+      'webhook-signature': 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+    };
+    const body = JSON.stringify(EVENT_EXAMPLES['post.created']);
+    expect(validator.checkWebhook(headers, body)).toBe('postCreatedWebhook');
+    expect(() => validator.checkWebhook({ ...headers, 'webhook-signature': 'sha256=abc' }, body)).toThrow(
+      /webhook-signature must match pattern/,
+    );
+    const extra = JSON.stringify({ ...EVENT_EXAMPLES['post.created'], id: 'evt_1' });
+    expect(() => validator.checkWebhook(headers, extra)).toThrow(/additional properties/);
+  });
+});

@@ -1,0 +1,61 @@
+import { Router } from 'express';
+import { OPERATIONS } from '@community/openapi';
+import { categoriesRoutes } from '../../../posts-service/src/routes/categories.routes';
+import { commentsRoutes } from '../../../posts-service/src/routes/comments.routes';
+import { postsRoutes } from '../../../posts-service/src/routes/posts.routes';
+import { keysRoutes } from '../../../users-service/src/routes/keys.routes';
+import { usersRoutes } from '../../../users-service/src/routes/users.routes';
+import { webhooksRoutes } from '../../../webhook-service/src/routes/webhooks.routes';
+import { isPublic, requiredScope } from '../../src/scopes';
+
+// Registering routes only stores the handlers; the dependencies are never touched here.
+const unused = {} as never;
+
+/** `METHOD /path/{}` for every public route the services register under /api/v1. */
+function serviceRoutes(): string[] {
+  const router = Router();
+  postsRoutes(router, unused, unused);
+  commentsRoutes(router, unused);
+  categoriesRoutes(router, unused);
+  usersRoutes(router, unused);
+  keysRoutes(router, unused);
+  webhooksRoutes(router, unused, () => {});
+  return (router.stack as { route?: { path: string; methods: Record<string, boolean> } }[]).flatMap(
+    ({ route }) =>
+      Object.keys(route?.methods ?? {})
+        .filter((method) => method !== '_all')
+        .map((method) => `${method.toUpperCase()} ${route!.path.replace(/:\w+/g, '{}')}`),
+  );
+}
+
+/** What the gateway answers itself. */
+const GATEWAY_ROUTES = ['GET /', 'GET /openapi.json'];
+
+const documented = () =>
+  OPERATIONS.map((op) => `${op.method.toUpperCase()} ${op.path.replace(/\{\w+\}/g, '{}')}`);
+
+describe('the operation registry', () => {
+  it('documents exactly the public routes the services and the gateway serve', () => {
+    expect([...documented()].sort()).toEqual([...serviceRoutes(), ...GATEWAY_ROUTES].sort());
+  });
+
+  it('has unique operation ids and method+path pairs', () => {
+    expect(new Set(OPERATIONS.map((op) => op.id)).size).toBe(OPERATIONS.length);
+    expect(new Set(documented()).size).toBe(OPERATIONS.length);
+  });
+
+  it.each(OPERATIONS.map((op) => [op.id, op] as const))(
+    '%s names the scope the gateway demands',
+    (_id, op) => {
+      const path = `/api/v1${op.path.replace(/\{\w+\}/g, '1')}`;
+      const method = op.method.toUpperCase();
+      if (op.scope === null) {
+        expect(isPublic(method, path, false)).toBe(true);
+      } else {
+        expect(requiredScope(method, path)).toBe(op.scope);
+        expect(isPublic(method, path, false)).toBe(false);
+        expect(isPublic(method, path, true)).toBe(op.session === true);
+      }
+    },
+  );
+});

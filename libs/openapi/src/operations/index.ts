@@ -1,0 +1,11 @@
+import type { OperationSpec } from '../operation';
+import { POST_OPERATIONS } from './posts';
+import { USER_OPERATIONS } from './users';
+import { WEBHOOK_OPERATIONS } from './webhooks';
+
+/** Every public operation of every service, in the order the document lists them. */
+export const OPERATIONS: readonly OperationSpec[] = [
+  ...POST_OPERATIONS,
+  ...USER_OPERATIONS,
+  ...WEBHOOK_OPERATIONS,
+];

@@ -1,0 +1,146 @@
+import { DEFAULT_LIMIT, ERROR_STATUS, MAX_ID, MAX_LIMIT, type ErrorCode } from '@community/contracts';
+import { ERROR_EXAMPLES } from './examples';
+
+type Json = Record<string, unknown>;
+const integer = (minimum: number) => ({ type: 'integer', minimum });
+
+/** Response headers (DESIGN.md §3 and §6). */
+export const HEADERS: Record<string, Json> = {
+  'X-RateLimit-Limit': {
+    description:
+      'Requests allowed in the window with fewer requests left (hourly or daily; tie: hourly). Per account for keys, per client address without one.',
+    schema: integer(1),
+  },
+  'X-RateLimit-Remaining': { description: 'Requests left in that window.', schema: integer(0) },
+  'X-RateLimit-Reset': {
+    description: 'Unix time in seconds at which that window resets.',
+    schema: integer(0),
+  },
+  'X-Request-Id': {
+    description: 'Identifies the request in the logs; echoed when the client sent a sane one.',
+    schema: { type: 'string', minLength: 1 },
+  },
+  Location: {
+    description: 'Path of the created resource.',
+    schema: { type: 'string', pattern: '^/api/v1/' },
+  },
+  Link: {
+    description:
+      'RFC 8288 links `first`, `last` and, where they exist, `prev` and `next`; each keeps the filters, sort and `limit` of the request.',
+    schema: { type: 'string', pattern: 'rel="first"' },
+  },
+  'Retry-After': { description: 'Seconds to wait before trying again.', schema: integer(1) },
+  'WWW-Authenticate': { description: 'Always `Bearer`.', schema: { type: 'string', const: 'Bearer' } },
+  'Cache-Control': {
+    description: 'The answer holds a secret: `no-store`.',
+    schema: { type: 'string', const: 'no-store' },
+  },
+};
+
+const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+
+/** Every header is required where it is referenced; the few optional uses are written inline. */
+export const HEADER_COMPONENTS = Object.fromEntries(
+  Object.entries(HEADERS).map(([name, spec]) => [name, { ...spec, required: true }]),
+);
+
+/**
+ * Headers of every answer: the request id always, the limit headers once the limiter has counted
+ * (an answer that failed before that, like a 503 while keys cannot be checked, may lack them).
+ */
+export function commonHeaders(limited = true): Record<string, Json> {
+  const headers: Record<string, Json> = { 'X-Request-Id': ref('headers', 'X-Request-Id') };
+  for (const name of RATE_LIMIT_HEADERS)
+    headers[name] = limited ? ref('headers', name) : { ...HEADERS[name], required: false };
+  return headers;
+}
+
+export const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+export const PARAMETERS: Record<string, Json> = {
+  Page: {
+    name: 'page',
+    in: 'query',
+    description: 'Page number; a page past the end is an empty `data`.',
+    schema: { type: 'integer', minimum: 1, maximum: MAX_ID, default: 1 },
+  },
+  Limit: {
+    name: 'limit',
+    in: 'query',
+    description: 'Items per page.',
+    schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+  },
+};
+
+interface ErrorResponse {
+  name: string;
+  description: string;
+  headers?: string[];
+}
+
+/** The shared error answers, one per status; their bodies are the error envelope (DESIGN.md §3). */
+export const ERROR_RESPONSES: Record<number, ErrorResponse> = {
+  400: {
+    name: 'BadRequest',
+    description: 'A field or query parameter fails validation, or the body is not JSON.',
+  },
+  401: {
+    name: 'Unauthorized',
+    description: 'The key is missing, malformed, unknown, revoked or expired.',
+    headers: ['WWW-Authenticate', 'Cache-Control'],
+  },
+  403: {
+    name: 'Forbidden',
+    description:
+      'The key lacks the scope (`insufficient_scope`, with `details.required_scope`), you are not the owner or your role is too low (`forbidden`), or the post is locked (`post_locked`).',
+  },
+  404: {
+    name: 'NotFound',
+    description: 'No such resource (also for ids that are not integers in 1..2147483647).',
+  },
+  409: { name: 'Conflict', description: 'A uniqueness rule or the state of the resource forbids this.' },
+  413: { name: 'PayloadTooLarge', description: 'The body is larger than 64 KiB.' },
+  415: {
+    name: 'UnsupportedMediaType',
+    description: 'A body was sent without `Content-Type: application/json`.',
+  },
+  429: {
+    name: 'TooManyRequests',
+    description:
+      'A rate limit is exceeded; nothing was counted. `retry_after` (and `Retry-After`) say how many seconds until the exceeded window resets.',
+    headers: ['Retry-After'],
+  },
+  500: {
+    name: 'InternalError',
+    description: 'An unexpected failure; `details.request_id` matches `X-Request-Id`.',
+  },
+  503: {
+    name: 'ServiceUnavailable',
+    description: 'A service is down or slower than the gateway waits; try again after `Retry-After`.',
+    headers: ['Retry-After'],
+  },
+};
+
+export function errorSchemaName(status: number): string {
+  const { name } = ERROR_RESPONSES[status]!;
+  return name.endsWith('Error') ? name : `${name}Error`;
+}
+
+export function errorResponseComponent(status: number): Json {
+  const spec = ERROR_RESPONSES[status]!;
+  const codes = (Object.keys(ERROR_EXAMPLES) as (keyof typeof ERROR_EXAMPLES)[]).filter(
+    (code) => ERROR_STATUS[code as ErrorCode] === status,
+  );
+  const headers: Record<string, Json> = commonHeaders(status !== 503 && status !== 500);
+  for (const name of spec.headers ?? []) headers[name] = ref('headers', name);
+  return {
+    description: spec.description,
+    headers,
+    content: {
+      'application/json': {
+        schema: ref('schemas', errorSchemaName(status)),
+        examples: Object.fromEntries(codes.map((code) => [code, { value: ERROR_EXAMPLES[code] }])),
+      },
+    },
+  };
+}
