@@ -14,7 +14,7 @@ import { setLimitHeaders } from './limits/headers';
 import type { Subject, TwoWindowLimiter } from './limits/limiter';
 import { routeFor, type UpstreamName } from './proxy/route-table';
 import type { Upstream } from './proxy/upstream';
-import { isPublic, requiredScope } from './scopes';
+import { carriesClientCredentials, isPublic, requiredScope } from './scopes';
 
 export interface GatewayDeps {
   internalToken: string;
@@ -29,6 +29,7 @@ export const API_VERSION = '1.0.0';
 
 /** Headers only the gateway may set: whatever a client sends under these names is dropped. */
 const TRUSTED_HEADER = /^x-(user|internal)-/i;
+const NO_BEARER = { kind: 'none' } as const;
 
 /**
  * The one public entry: identify the caller, count the request against its budget, check the scope
@@ -39,7 +40,7 @@ export function gateway(deps: GatewayDeps): RequestHandler {
     try {
       for (const name of Object.keys(req.headers)) if (TRUSTED_HEADER.test(name)) delete req.headers[name];
       const path = req.path;
-      const bearer = readBearer(req.headers.authorization);
+      const bearer = carriesClientCredentials(path) ? NO_BEARER : readBearer(req.headers.authorization);
       const resolved = bearer.kind === 'key' ? await resolveOrUnavailable(deps.keys, bearer.key) : null;
       const actor: Actor | null = resolved
         ? { userId: resolved.user_id, role: resolved.role, scopes: new Set(resolved.scopes) }
@@ -62,13 +63,15 @@ export function gateway(deps: GatewayDeps): RequestHandler {
 
       const hasSession = /(?:^|;\s*)cp_session=/.test(req.headers.cookie ?? '');
       if (!actor) {
-        if (bearer.kind !== 'none') throw new UnauthorizedError('the API key is invalid, revoked or expired');
+        if (bearer.kind !== 'none')
+          throw new UnauthorizedError('the API key or access token is invalid, revoked or expired');
         if (!isPublic(req.method, path, hasSession))
           throw new UnauthorizedError('an API key is required: Authorization: Bearer <key>');
       } else {
         const scope = requiredScope(req.method, path);
         if (!actor.scopes.has(scope)) throw new InsufficientScopeError(scope);
-        if (resolved) deps.usage.used(resolved.key_id);
+        // Last-used times are kept for API keys; an access token's id is not a key id.
+        if (resolved && resolved.credential !== 'access_token') deps.usage.used(resolved.key_id);
       }
 
       if ((path === '/api/v1' || path === '/api/v1/') && (req.method === 'GET' || req.method === 'HEAD')) {
@@ -92,7 +95,7 @@ async function forward(
   actor: Actor | null,
   clientIp: string,
 ) {
-  delete req.headers.authorization;
+  if (!carriesClientCredentials(req.path)) delete req.headers.authorization;
   // Cookies belong to the account pages and the key API only.
   if (name !== 'users') delete req.headers.cookie;
   Object.assign(
