@@ -131,6 +131,30 @@ export async function liveAccessTokensOfApp(tx: Tx, appId: number): Promise<numb
 const liveAccess = (rows: { id: number; kind: string; expiresAt: Date }[]) =>
   rows.filter((row) => row.kind === 'access' && row.expiresAt.getTime() > Date.now()).map((row) => row.id);
 
+export interface LiveGrantRow {
+  id: number;
+  appName: string;
+  scopes: Scope[];
+  createdAt: Date;
+}
+
+/** The grants of a user that still hold a working token: the apps that can act for them now. */
+export async function liveGrantsOfUser(db: Db, userId: number): Promise<LiveGrantRow[]> {
+  return db<LiveGrantRow[]>`
+    select g.id, a.name as app_name, g.scopes, g.created_at
+    from oauth_grants g join oauth_apps a on a.id = g.app_id
+    where g.user_id = ${userId} and g.revoked_at is null
+      and exists (
+        select 1 from oauth_tokens t
+        where t.grant_id = g.id and t.revoked_at is null and t.expires_at > now())
+    order by g.created_at desc, g.id desc`;
+}
+
+export async function isGrantOf(db: Db, grantId: number, userId: number): Promise<boolean> {
+  const rows = await db`select 1 from oauth_grants where id = ${grantId} and user_id = ${userId}`;
+  return rows.length > 0;
+}
+
 /** The gateway's lookup for an access token: the same answer as for an API key. */
 export async function findAccessTokenOwner(db: Db, hash: Buffer): Promise<KeyOwner | null> {
   const [row] = await db<KeyOwner[]>`

@@ -2,6 +2,7 @@ import type { Session } from '../domain/accounts/sessions';
 import type { AuthorizationRequest } from '../domain/oauth/authorization-request';
 import { csrfInput } from './forms';
 import { html, type Html } from './html';
+import { APPS_PAGE } from './layout';
 import { SCOPE_HINTS } from './scope-hints';
 
 export const CONSENT_PAGE = '/account/oauth/authorize';
@@ -25,8 +26,9 @@ export function consentMain(session: Session, request: AuthorizationRequest): Ht
       ${scopes.map((scope) => html`<li data-scope="${scope}"><strong>${scope}</strong> — ${SCOPE_HINTS[scope]}</li>`)}
     </ul>
     <p class="muted">
-      It never gets more than your own account may do. You can withdraw this later by asking the app to sign
-      out, or by contacting its owner. Either way, you will be sent back to <strong>${destination}</strong>.
+      It never gets more than your own account may do, and you can take this back at any time under
+      <a href="${APPS_PAGE}">OAuth apps</a>. Either way, you will be sent back to
+      <strong>${destination}</strong>.
     </p>
     <form id="consent-form" method="post" action="${CONSENT_PAGE}">
       ${csrfInput(session.csrfToken)} ${hiddenParams(request)}

@@ -4,6 +4,7 @@ import { createOAuthAppBody } from '@community/contracts';
 import type { TxDeps } from '@community/events';
 import { parseId, parseWith, resource } from '@community/http-kit';
 import type { Session } from '../domain/accounts/sessions';
+import { listAuthorizedApps, withdrawGrant } from '../domain/oauth/authorized-apps';
 import { deleteApp, listApps, registerApp, rotateSecret } from '../domain/oauth/manage-apps';
 import { useFormToken } from '../db/form-tokens.repository';
 import { assertSessionCsrf } from './csrf';
@@ -13,21 +14,27 @@ import { appsMain, type AppFormValues, type AppsView } from './oauth-apps.view';
 import { toProblem } from './problems';
 import { sessionOrLogin } from './session';
 
+const NOTICES = new Map([
+  ['deleted', 'The app was deleted; its tokens no longer work.'],
+  ['withdrawn', 'Access withdrawn: that app can no longer act for you.'],
+]);
+
 const EMPTY_FORM: AppFormValues = { name: '', redirect_uris: '', client_type: 'confidential' };
 
 async function showPage(
   deps: TxDeps,
   res: Response,
   status: number,
-  view: Omit<AppsView, 'apps' | 'onceToken' | 'form'> & { form?: AppFormValues },
+  view: Omit<AppsView, 'apps' | 'authorized' | 'onceToken' | 'form'> & { form?: AppFormValues },
 ) {
   const apps = await listApps(deps.sql, view.session.userId);
+  const authorized = await listAuthorizedApps(deps.sql, view.session.userId);
   const onceToken = randomBytes(16).toString('base64url');
   renderPage(res, status, {
     title: 'OAuth apps',
     session: view.session,
     current: 'apps',
-    main: appsMain({ ...view, form: view.form ?? EMPTY_FORM, apps, onceToken }),
+    main: appsMain({ ...view, form: view.form ?? EMPTY_FORM, apps, authorized, onceToken }),
   });
 }
 
@@ -73,9 +80,7 @@ export function oauthAppsPages(router: Router, deps: TxDeps): void {
     get: async (req, res) => {
       const session = await sessionOrLogin(deps.sql, req, res, APPS_PAGE);
       if (!session) return;
-      const notice =
-        req.query.deleted === '1' ? 'The app was deleted; its tokens no longer work.' : undefined;
-      await showPage(deps, res, 200, { session, notice });
+      await showPage(deps, res, 200, { session, notice: NOTICES.get(String(req.query.done)) });
     },
     post: async (req, res) => {
       const session = await sessionOrLogin(deps.sql, req, res, APPS_PAGE);
@@ -103,7 +108,17 @@ export function oauthAppsPages(router: Router, deps: TxDeps): void {
       if (!session) return;
       assertSessionCsrf(req, session);
       await deleteApp(deps, session.userId, parseId(req.params.id, 'app'));
-      res.redirect(303, `${APPS_PAGE}?deleted=1`);
+      res.redirect(303, `${APPS_PAGE}?done=deleted`);
+    },
+  });
+
+  resource(router, '/settings/apps/authorizations/:id/revoke', {
+    post: async (req, res) => {
+      const session = await sessionOrLogin(deps.sql, req, res, APPS_PAGE);
+      if (!session) return;
+      assertSessionCsrf(req, session);
+      await withdrawGrant(deps, session.userId, parseId(req.params.id, 'authorization'));
+      res.redirect(303, `${APPS_PAGE}?done=withdrawn`);
     },
   });
 }

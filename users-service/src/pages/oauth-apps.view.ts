@@ -1,5 +1,6 @@
 import type { OAuthApp, OAuthAppWithSecret } from '@community/contracts';
 import type { Session } from '../domain/accounts/sessions';
+import type { AuthorizedApp } from '../domain/oauth/authorized-apps';
 import { csrfInput, formAlert, inputField, textareaField } from './forms';
 import { html, type Html } from './html';
 import { APPS_PAGE } from './layout';
@@ -14,6 +15,8 @@ export interface AppFormValues {
 export interface AppsView {
   session: Session;
   apps: OAuthApp[];
+  /** Apps that can act for this user now, by the user's own consent. */
+  authorized: AuthorizedApp[];
   form: AppFormValues;
   /** Right after registration or rotation: the credentials, shown this once. */
   issued?: OAuthAppWithSecret;
@@ -100,6 +103,45 @@ function appsTable(view: AppsView): Html {
   </div>`;
 }
 
+function authorizedTable(view: AppsView): Html {
+  if (view.authorized.length === 0) return html`<p class="muted">No app can act for you.</p>`;
+  return html`<div class="table-wrap" role="region" aria-labelledby="authorized-heading" tabindex="0">
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">App</th>
+          <th scope="col">Scopes</th>
+          <th scope="col">Since</th>
+          <th scope="col"><span class="muted">Action</span></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${view.authorized.map(
+          (grant) =>
+            html`<tr data-grant-id="${grant.grantId}">
+              <td data-label="App">${grant.appName}</td>
+              <td data-label="Scopes">${grant.scopes.join(' ')}</td>
+              <td data-label="Since">${day(grant.grantedAt)}</td>
+              <td class="actions">
+                <form
+                  class="inline"
+                  method="post"
+                  action="${APPS_PAGE}/authorizations/${grant.grantId}/revoke"
+                  data-confirm="Take back the access you gave “${grant.appName}”?"
+                >
+                  ${csrfInput(view.session.csrfToken)}
+                  <button type="submit" class="revoke" aria-label="Revoke access of ${grant.appName}">
+                    Revoke access
+                  </button>
+                </form>
+              </td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+}
+
 function typeChoice(value: string, current: string, label: string, hint: string): Html {
   return html`<div class="check">
     <input
@@ -152,10 +194,13 @@ export function appsMain(view: AppsView): Html {
   return html`<h1>OAuth apps</h1>
     <p>
       Apps you register here can ask people for access to their Community Platform account with OAuth 2.0.
-      Each person sees your app’s name and the scopes it asks for, and decides.
+      Each person sees your app’s name and the scopes it asks for, and decides. Access you gave to other
+      people’s apps is listed first; you can take it back at any time.
     </p>
     ${view.notice && html`<div class="alert ok" role="status"><p>${view.notice}</p></div>`}
     ${view.issued && credentialsBox(view.issued)}
+    <h2 id="authorized-heading">Apps you have authorized</h2>
+    ${authorizedTable(view)}
     <h2 id="apps-heading">Your apps</h2>
     ${appsTable(view)} ${registerForm(view)}`;
 }

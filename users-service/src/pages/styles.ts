@@ -33,7 +33,7 @@ export const STYLES = new Html(`<style>
   h2 { font-size: 1.2rem; margin: 2rem 0 .75rem; }
   .field { margin: 0 0 1rem; }
   label { display: block; font-weight: 600; margin-bottom: .25rem; }
-  input:not([type='checkbox']), textarea { width: 100%; padding: .5rem .625rem; font: inherit;
+  input:not([type='checkbox']):not([type='radio']), textarea { width: 100%; padding: .5rem .625rem; font: inherit;
     color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; }
   [aria-invalid='true'] { border-color: var(--danger) !important; }
   .hint { color: var(--muted); font-size: .875rem; margin: 0 0 .25rem; }
