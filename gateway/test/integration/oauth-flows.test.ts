@@ -64,6 +64,10 @@ describe('authorization code with PKCE', () => {
     expect(Number(viaKey.headers.get('x-ratelimit-remaining'))).toBe(
       Number(res.headers.get('x-ratelimit-remaining')) - 1,
     );
+    // A refresh token is for the token endpoint only, never a bearer credential.
+    const refreshAsBearer = await me(tokens.refresh_token!);
+    expect(refreshAsBearer.status).toBe(401);
+    expect(refreshAsBearer.headers.get('www-authenticate')).toBe('Bearer');
   });
 
   it('issues a confidential client its tokens with client_secret_basic, and only the scopes granted', async () => {

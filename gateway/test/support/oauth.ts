@@ -81,9 +81,13 @@ export class Visitor {
       throw new Error(`login failed: ${answer.status}`);
   }
 
+  cookieHeader(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+
   private async send(method: string, path: string, body?: string): Promise<PageAnswer> {
     const url = new URL(path, this.stack.gateway);
-    const cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    const cookie = this.cookieHeader();
     const res = await fetch(url, {
       method,
       redirect: 'manual',

@@ -137,7 +137,7 @@ export async function gw(
   stack: Stack,
   method: string,
   path: string,
-  init: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+  init: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
 ): Promise<GatewayAnswer> {
   const res = await fetch(stack.gateway + path, {
     method,
@@ -146,7 +146,7 @@ export async function gw(
       ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
       ...init.headers,
     },
-    body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+    body: init.raw ?? (init.body !== undefined ? JSON.stringify(init.body) : undefined),
   });
   const text = await res.text();
   let body: unknown;
