@@ -21,7 +21,7 @@ export function oauthServer(deps: OAuthDeps, check: ClientCheck): OAuth2Server {
     accessTokenLifetime: deps.oauth.accessTokenTtlSeconds,
     refreshTokenLifetime: deps.oauth.refreshTokenTtlSeconds,
     authorizationCodeLifetime: deps.oauth.codeTtlSeconds,
-    // PKCE carries the CSRF protection `state` used to (RFC 9700 §2.1.1); clients may still send one.
+    // PKCE carries the CSRF protection `state` used to (RFC 9700); clients may still send one.
     allowEmptyState: true,
     // Rotation: every refresh answers a new refresh token and retires the one presented.
     alwaysIssueNewRefreshToken: true,

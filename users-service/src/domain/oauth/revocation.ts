@@ -9,7 +9,7 @@ export async function announceRevoked(tx: Tx, ids: number[]): Promise<void> {
 
 /**
  * Ends a grant: every code and token that came from it stops working. Used when a code or a rotated
- * refresh token is presented twice (RFC 6749 §4.1.2, RFC 9700 §4.14.2) and when a refresh token is revoked.
+ * refresh token is presented twice (RFC 6749 §4.1.2, RFC 9700) and when a refresh token is revoked.
  */
 export async function revokeGrantFamily(deps: TxDeps, grantId: number): Promise<void> {
   await transaction(deps, async (tx) => announceRevoked(tx, await revokeGrant(tx, grantId)));
