@@ -42,6 +42,14 @@ describe('discovery (RFC 8414)', () => {
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     });
   });
+
+  it('keeps a document derived from the Host header out of shared caches', async () => {
+    const res = await gw(stack, 'GET', '/.well-known/oauth-authorization-server', {
+      headers: { 'x-forwarded-host': 'attacker.example' },
+    });
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.body.issuer).toBe(stack.gateway);
+  });
 });
 
 describe('authorization code with PKCE', () => {

@@ -47,7 +47,8 @@ export function revocationEndpoint(router: Router, deps: OAuthProtocolDeps): voi
   router.use(oauthErrors(deps.logger));
 }
 
-const issuerOf = (req: Request, configured?: string) => configured ?? `${req.protocol}://${req.host}`;
+// The Host header, not X-Forwarded-Host: a client can add the latter to what the gateway forwards.
+const issuerOf = (req: Request, configured?: string) => configured ?? `${req.protocol}://${req.get('host')}`;
 
 /** GET /.well-known/oauth-authorization-server (RFC 8414), so clients configure themselves. */
 export function metadataEndpoint(router: Router, deps: OAuthProtocolDeps): void {
@@ -55,7 +56,8 @@ export function metadataEndpoint(router: Router, deps: OAuthProtocolDeps): void 
     get: (req, res) => {
       const issuer = issuerOf(req, deps.oauth.issuer);
       const authMethods = ['client_secret_basic', 'client_secret_post', 'none'];
-      res.setHeader('Cache-Control', 'public, max-age=300');
+      // A document derived from request headers must not land in a shared cache for others to read.
+      res.setHeader('Cache-Control', deps.oauth.issuer ? 'public, max-age=300' : 'no-store');
       res.json({
         issuer,
         authorization_endpoint: `${issuer}/api/v1/oauth/authorize`,

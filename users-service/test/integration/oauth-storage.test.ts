@@ -60,6 +60,7 @@ it('publishes the configured issuer in its metadata', async () => {
     }),
   });
   expect(res.status).toBe(200);
+  expect(res.headers.get('cache-control')).toBe('public, max-age=300');
   expect(await res.json()).toMatchObject({
     issuer: 'https://api.example.test',
     token_endpoint: 'https://api.example.test/api/v1/oauth/token',
