@@ -49,11 +49,12 @@ function credentialsBox(app: OAuthAppWithSecret): Html {
 function appRow(app: OAuthApp, csrfToken: string): Html {
   const base = `${APPS_PAGE}/${app.id}`;
   return html`<tr data-app-id="${app.id}">
-    <td data-label="Name">${app.name}</td>
+    <td data-label="Name">${app.name}<br /><span class="muted">since ${day(app.created_at)}</span></td>
     <td data-label="Client ID"><code>${app.client_id}</code></td>
     <td data-label="Type">${app.client_type}</td>
-    <td data-label="Redirect URIs">${app.redirect_uris.map((uri) => html`<code>${uri}</code><br />`)}</td>
-    <td data-label="Created">${day(app.created_at)}</td>
+    <td data-label="Redirect URIs" class="wrap">
+      ${app.redirect_uris.map((uri) => html`<code>${uri}</code><br />`)}
+    </td>
     <td class="actions">
       ${
         app.client_type === 'confidential' &&
@@ -92,7 +93,6 @@ function appsTable(view: AppsView): Html {
           <th scope="col">Client ID</th>
           <th scope="col">Type</th>
           <th scope="col">Redirect URIs</th>
-          <th scope="col">Created</th>
           <th scope="col"><span class="muted">Actions</span></th>
         </tr>
       </thead>

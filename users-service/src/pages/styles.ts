@@ -58,6 +58,7 @@ export const STYLES = new Html(`<style>
   .table-wrap { overflow-x: auto; margin: 0 0 1.5rem; }
   table { border-collapse: collapse; width: 100%; font-size: .9rem; }
   th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); white-space: nowrap; }
+  td.wrap { white-space: normal; overflow-wrap: anywhere; min-width: 12rem; }
   /* Phones: every key becomes a small card, its actions in reach instead of off to the right. */
   @media (max-width: 44rem) {
     table, tbody, tr, td { display: block; }
