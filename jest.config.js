@@ -1,6 +1,9 @@
 // One jest run covers every workspace package; each package is a jest "project".
 const path = require('node:path');
 
+// ESM-only test dependencies jest must compile to CommonJS (jest 30 on Node 20 cannot require ESM).
+const ESM_PACKAGES = ['oauth4webapi'];
+
 const shared = {
   testEnvironment: 'node',
   transform: {
@@ -8,7 +11,12 @@ const shared = {
       '@swc/jest',
       { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } },
     ],
+    [`/node_modules/(?:${ESM_PACKAGES.join('|')})/.+\\.js$`]: [
+      '@swc/jest',
+      { jsc: { target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
   },
+  transformIgnorePatterns: [`/node_modules/(?!(?:${ESM_PACKAGES.join('|')})/)`],
   moduleNameMapper: { '^@community/([a-z-]+)$': path.join(__dirname, 'libs/$1/src/index.ts') },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
 };

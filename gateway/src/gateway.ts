@@ -18,7 +18,7 @@ import type { Subject, TwoWindowLimiter } from './limits/limiter';
 import { sendJson } from './http/respond';
 import { routeFor, type UpstreamName } from './proxy/route-table';
 import type { Upstream } from './proxy/upstream';
-import { isPublic, requiredScope } from './scopes';
+import { carriesClientCredentials, isPublic, requiredScope } from './scopes';
 
 export interface GatewayDeps {
   internalToken: string;
@@ -46,6 +46,7 @@ export type Pipeline = (req: IncomingMessage, res: ServerResponse, exchange: Exc
 
 /** Headers only the gateway may set: whatever a client sends under these names is dropped. */
 const TRUSTED_HEADER = /^x-(user|internal)-/i;
+const NO_BEARER = { kind: 'none' } as const;
 
 /**
  * The one public entry: identify the caller, count the request against its budget, check the scope
@@ -55,7 +56,7 @@ export function gateway(deps: GatewayDeps): Pipeline {
   return async (req, res, exchange) => {
     for (const name of Object.keys(req.headers)) if (TRUSTED_HEADER.test(name)) delete req.headers[name];
     const { path, clientIp } = exchange;
-    const bearer = readBearer(req.headers.authorization);
+    const bearer = carriesClientCredentials(path) ? NO_BEARER : readBearer(req.headers.authorization);
     const resolved = bearer.kind === 'key' ? await resolveOrUnavailable(deps.keys, bearer.key) : null;
     const actor: Actor | null = resolved
       ? { userId: resolved.user_id, role: resolved.role, scopes: new Set(resolved.scopes) }
@@ -76,13 +77,15 @@ export function gateway(deps: GatewayDeps): Pipeline {
 
     const hasSession = /(?:^|;\s*)cp_session=/.test(req.headers.cookie ?? '');
     if (!actor) {
-      if (bearer.kind !== 'none') throw new UnauthorizedError('the API key is invalid, revoked or expired');
+      if (bearer.kind !== 'none')
+        throw new UnauthorizedError('the API key or access token is invalid, revoked or expired');
       if (!isPublic(req.method ?? 'GET', path, hasSession))
         throw new UnauthorizedError('an API key is required: Authorization: Bearer <key>');
     } else {
       const scope = requiredScope(req.method ?? 'GET', path);
       if (!actor.scopes.has(scope)) throw new InsufficientScopeError(scope);
-      if (resolved) deps.usage.used(resolved.key_id);
+      // Last-used times are kept for API keys; an access token's id is not a key id.
+      if (resolved && resolved.credential !== 'access_token') deps.usage.used(resolved.key_id);
     }
 
     if ((path === '/api/v1' || path === '/api/v1/') && (req.method === 'GET' || req.method === 'HEAD')) {
@@ -101,7 +104,7 @@ export function gateway(deps: GatewayDeps): Pipeline {
     const route = routeFor(path);
     if (!route) throw new NotFoundError('route');
     exchange.route = route.prefix;
-    await forward(deps, req, res, route.upstream, actor, clientIp);
+    await forward(deps, req, res, route.upstream, actor, exchange);
   };
 }
 
@@ -111,9 +114,9 @@ async function forward(
   res: ServerResponse,
   name: UpstreamName,
   actor: Actor | null,
-  clientIp: string,
+  { path, clientIp }: Exchange,
 ) {
-  delete req.headers.authorization;
+  if (!carriesClientCredentials(path)) delete req.headers.authorization;
   // Cookies belong to the account pages and the key API only.
   if (name !== 'users') delete req.headers.cookie;
   Object.assign(

@@ -8,17 +8,32 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * data (ownership, moderator rights on others' content) stay in the services.
  */
 export function requiredScope(method: string, path: string): Scope {
-  if (matchesPrefix(path, '/api/v1/keys')) return 'keys';
+  if (matchesPrefix(path, '/api/v1/keys') || matchesPrefix(path, '/api/v1/oauth/apps')) return 'keys';
   if (matchesPrefix(path, '/api/v1/webhooks')) return 'webhooks';
   if (/^\/api\/v1\/users\/[^/]+\/(plan|role)$/.test(path) && !READ_METHODS.has(method)) return 'admin';
   if (matchesPrefix(path, '/api/v1/categories') && !READ_METHODS.has(method)) return 'admin';
   return READ_METHODS.has(method) ? 'read' : 'write';
 }
 
-/** Requests that need no API key: registration, and the key API with an account session (DESIGN.md §5). */
+/**
+ * Requests that need no API key: registration, the OAuth protocol endpoints (clients authenticate to
+ * users-service themselves), and the key and OAuth app APIs with an account session (DESIGN.md §5).
+ */
 export function isPublic(method: string, path: string, hasSessionCookie: boolean): boolean {
   if (method === 'POST' && path === '/api/v1/auth/register') return true;
   if (matchesPrefix(path, '/account')) return true;
   if (method === 'GET' && path === '/api/v1/openapi.json') return true;
-  return matchesPrefix(path, '/api/v1/keys') && hasSessionCookie;
+  if (path === '/api/v1/oauth/authorize' || path === '/.well-known/oauth-authorization-server') return true;
+  if (carriesClientCredentials(path)) return true;
+  return (
+    (matchesPrefix(path, '/api/v1/keys') || matchesPrefix(path, '/api/v1/oauth/apps')) && hasSessionCookie
+  );
+}
+
+/**
+ * The token and revocation endpoints, whose Authorization header holds an OAuth client's own
+ * credentials (HTTP Basic, RFC 6749 §2.3.1): the gateway neither reads it as a bearer nor strips it.
+ */
+export function carriesClientCredentials(path: string): boolean {
+  return path === '/api/v1/oauth/token' || path === '/api/v1/oauth/revoke';
 }

@@ -3,8 +3,11 @@ import type { TxDeps } from '@community/events';
 import { createServiceApp, type HealthOptions } from '@community/http-kit';
 import type { Logger } from '@community/logging';
 import type { UsageTracker } from './domain/keys/usage-tracker';
+import type { OAuthSettings } from './domain/oauth/oauth-server';
 import { internalRoutes } from './routes/internal.routes';
 import { keysRoutes } from './routes/keys.routes';
+import { oauthAppsRoutes } from './routes/oauth-apps.routes';
+import { metadataEndpoint, revocationEndpoint, tokenEndpoint } from './routes/oauth-protocol.routes';
 import { usersRoutes } from './routes/users.routes';
 
 export interface AppDeps extends TxDeps {
@@ -12,6 +15,7 @@ export interface AppDeps extends TxDeps {
   internalToken: string;
   health: HealthOptions;
   usage: UsageTracker;
+  oauth: OAuthSettings;
   /** The account pages under /account. */
   pages?: (router: Router) => void;
 }
@@ -25,7 +29,17 @@ export function buildApp(deps: AppDeps): Express {
     routes: (router) => {
       usersRoutes(router, deps);
       keysRoutes(router, deps);
+      oauthAppsRoutes(router, deps);
     },
+    mounts: [
+      { path: '/api/v1/oauth/token', body: 'form', routes: (router) => tokenEndpoint(router, deps) },
+      { path: '/api/v1/oauth/revoke', body: 'form', routes: (router) => revocationEndpoint(router, deps) },
+      {
+        path: '/.well-known/oauth-authorization-server',
+        body: 'none',
+        routes: (router) => metadataEndpoint(router, deps),
+      },
+    ],
     pages: deps.pages,
     internal: (router) => internalRoutes(router, deps.sql, deps.usage),
   });

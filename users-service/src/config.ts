@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataServiceEnv, loadConfig, parseConfig, portVar } from '@community/config';
+import { dataServiceEnv, intVar, loadConfig, parseConfig, portVar } from '@community/config';
 import { email, password, username } from '@community/contracts';
 
 const optional = <T extends z.ZodType>(schema: T) =>
@@ -12,6 +12,15 @@ export const usersConfigSchema = z
     ADMIN_USERNAME: optional(username),
     ADMIN_PASSWORD: optional(password),
     ADMIN_EMAIL: optional(email),
+    /** OAuth access tokens live an hour; refresh tokens 30 days from their last rotation. */
+    OAUTH_ACCESS_TOKEN_TTL_SECONDS: intVar(3600, 1),
+    OAUTH_REFRESH_TOKEN_TTL_SECONDS: intVar(30 * 86_400, 60),
+    /** The OAuth issuer (RFC 8414), e.g. https://api.example.com; unset: the host each request came in on. */
+    OAUTH_ISSUER: optional(
+      z
+        .url({ protocol: /^https?$/, message: 'must be an http(s) URL such as https://api.example.com' })
+        .transform((url) => url.replace(/\/+$/, '')),
+    ),
   })
   .superRefine((env, ctx) => {
     // The admin bootstrap needs all three or none.

@@ -6,6 +6,7 @@ import type { UsersConfig } from './config';
 import { Housekeeping } from './domain/accounts/housekeeping';
 import { UsageTracker } from './domain/keys/usage-tracker';
 import { ensureAdmin } from './domain/users/bootstrap-admin';
+import type { OAuthSettings } from './domain/oauth/oauth-server';
 import { handlers } from './events/consumers';
 import { accountPages } from './pages';
 
@@ -13,6 +14,16 @@ export const SERVICE = 'users-service';
 export const SCHEMA = 'users';
 
 export type UsersService = RunningDataService;
+
+/** Codes are exchanged by the client right after the redirect; a minute is plenty (RFC 6749 §4.1.2). */
+const OAUTH_CODE_TTL_SECONDS = 60;
+
+const oauthSettings = (config: UsersConfig): OAuthSettings => ({
+  accessTokenTtlSeconds: config.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
+  refreshTokenTtlSeconds: config.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
+  codeTtlSeconds: OAUTH_CODE_TTL_SECONDS,
+  issuer: config.OAUTH_ISSUER,
+});
 
 /** Starts users-service: database and migrations, admin bootstrap, events, background jobs, HTTP. */
 export function start(
@@ -42,9 +53,15 @@ export function start(
         ...runtime,
         logger,
         usage: usage!,
+        oauth: oauthSettings(config),
         internalToken: config.INTERNAL_TOKEN,
         pages: (router) =>
-          accountPages(router, { sql: runtime.sql, afterCommit: runtime.afterCommit, logger }),
+          accountPages(router, {
+            sql: runtime.sql,
+            afterCommit: runtime.afterCommit,
+            logger,
+            oauth: oauthSettings(config),
+          }),
       }),
     async onStop() {
       housekeeping?.stop();

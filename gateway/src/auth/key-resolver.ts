@@ -19,14 +19,18 @@ export interface KeyResolverOptions {
 
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
+// API keys and access tokens number their ids separately.
+const credentialId = (value: ResolvedKey) => `${value.credential ?? 'api_key'}:${value.key_id}`;
+
 /**
- * Key → account, cached briefly in both directions. Revocations and role or plan changes arrive as
- * events and drop the affected entries at once; the TTL only bounds staleness if events stop.
+ * Key or access token → account, cached briefly in both directions. Revocations and role or plan
+ * changes arrive as events and drop the affected entries at once; the TTL only bounds staleness if
+ * events stop, and an entry never outlives the credential's own expiry.
  */
 export class KeyResolver {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly inFlight = new Map<string, Promise<ResolvedKey | null>>();
-  private readonly byKeyId = new Map<number, string>();
+  private readonly byCredentialId = new Map<string, string>();
   private readonly byUserId = new Map<number, Set<string>>();
   private readonly lookups: Counter<'result'> | undefined;
 
@@ -59,7 +63,12 @@ export class KeyResolver {
   }
 
   invalidateKey(keyId: number): void {
-    const hash = this.byKeyId.get(keyId);
+    const hash = this.byCredentialId.get(`api_key:${keyId}`);
+    if (hash) this.forget(hash);
+  }
+
+  invalidateAccessToken(tokenId: number): void {
+    const hash = this.byCredentialId.get(`access_token:${tokenId}`);
     if (hash) this.forget(hash);
   }
 
@@ -78,7 +87,8 @@ export class KeyResolver {
   }
 
   private remember(hash: string, value: ResolvedKey | null): void {
-    const ttl = value ? this.opts.ttlMs : (this.opts.negativeTtlMs ?? Math.min(this.opts.ttlMs, 10_000));
+    let ttl = value ? this.opts.ttlMs : (this.opts.negativeTtlMs ?? Math.min(this.opts.ttlMs, 10_000));
+    if (value?.expires_at) ttl = Math.min(ttl, Date.parse(value.expires_at) - Date.now());
     if (ttl <= 0) return;
     this.forget(hash);
     if (this.cache.size >= (this.opts.maxEntries ?? 100_000)) {
@@ -87,7 +97,7 @@ export class KeyResolver {
     }
     this.cache.set(hash, { value, expiresAt: Date.now() + ttl });
     if (value) {
-      this.byKeyId.set(value.key_id, hash);
+      this.byCredentialId.set(credentialId(value), hash);
       const hashes = this.byUserId.get(value.user_id) ?? new Set<string>();
       hashes.add(hash);
       this.byUserId.set(value.user_id, hashes);
@@ -98,7 +108,7 @@ export class KeyResolver {
     const entry = this.cache.get(hash);
     this.cache.delete(hash);
     if (!entry?.value) return;
-    this.byKeyId.delete(entry.value.key_id);
+    this.byCredentialId.delete(credentialId(entry.value));
     const hashes = this.byUserId.get(entry.value.user_id);
     hashes?.delete(hash);
     if (hashes?.size === 0) this.byUserId.delete(entry.value.user_id);

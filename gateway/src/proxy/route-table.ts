@@ -13,8 +13,10 @@ export const ROUTES: RouteRule[] = [
   { prefix: '/api/v1/users', upstream: 'users' },
   { prefix: '/api/v1/auth', upstream: 'users' },
   { prefix: '/api/v1/keys', upstream: 'users' },
+  { prefix: '/api/v1/oauth', upstream: 'users' },
   { prefix: '/api/v1/webhooks', upstream: 'webhooks' },
   { prefix: '/account', upstream: 'users' },
+  { prefix: '/.well-known/oauth-authorization-server', upstream: 'users' },
 ];
 
 export function matchesPrefix(path: string, prefix: string): boolean {

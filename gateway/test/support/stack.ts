@@ -27,7 +27,11 @@ export interface Stack {
 }
 
 /** users-service, posts-service and the gateway on free ports, sharing one token and one exchange. */
-export async function startStack(label: string, gatewayEnv: Record<string, string> = {}): Promise<Stack> {
+export async function startStack(
+  label: string,
+  gatewayEnv: Record<string, string> = {},
+  usersEnv: Record<string, string> = {},
+): Promise<Stack> {
   const infra = testInfra();
   const sandbox = await serviceSandbox(label);
   const { database, exchange } = sandbox;
@@ -39,7 +43,7 @@ export async function startStack(label: string, gatewayEnv: Record<string, strin
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     SHUTDOWN_GRACE_MS: '500',
   };
-  const users = await startUsers(parseUsersConfig({ ...common, USERS_SERVICE_PORT: '0' }));
+  const users = await startUsers(parseUsersConfig({ ...common, USERS_SERVICE_PORT: '0', ...usersEnv }));
   const webhooks = await startWebhooks(
     parseWebhookConfig({ ...common, WEBHOOK_SERVICE_PORT: '0', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }),
   );

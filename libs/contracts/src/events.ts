@@ -27,6 +27,8 @@ export const eventData = {
   'api_key.revoked': z.strictObject({ id, user_id: id, prefix: z.string() }),
   // role or plan changed: cached key resolutions of this user are stale
   'user.access_changed': z.strictObject({ id }),
+  // OAuth access tokens revoked (one, a grant's, or an app's): the gateway drops them from its cache
+  'oauth_token.revoked': z.strictObject({ ids: z.array(id).min(1) }),
 } as const;
 
 export type EventType = keyof typeof eventData;

@@ -7,3 +7,4 @@ export * from './categories';
 export * from './events';
 export * from './users';
 export * from './webhooks';
+export * from './oauth';

@@ -133,7 +133,11 @@ export const resolveKeyBody = z.strictObject({
   key_hash: z.string().regex(/^[0-9a-f]{64}$/, 'must be a hex SHA-256'),
 });
 
+export const BEARER_CREDENTIALS = ['api_key', 'access_token'] as const;
+
 export const resolvedKeySchema = z.strictObject({
+  /** An API key or an OAuth access token; `key_id` is the id within that kind (absent: an API key). */
+  credential: z.enum(BEARER_CREDENTIALS).optional(),
   key_id: z.int(),
   user_id: z.int(),
   role: z.enum(ROLES),

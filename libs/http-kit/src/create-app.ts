@@ -18,6 +18,12 @@ export interface ServiceAppOptions {
   pages?: (router: Router) => void;
   /** Endpoints for the gateway only under `/internal` (the gateway never routes that path). */
   internal?: (router: Router) => void;
+  /**
+   * Routers mounted ahead of `/api/v1` at their own path, with HTML-form bodies or none: protocol
+   * endpoints whose wire format is not ours, such as OAuth's token endpoint (RFC 6749 §4.1.3). Each
+   * answers its own errors.
+   */
+  mounts?: { path: string; body: 'form' | 'none'; routes: (router: Router) => void }[];
 }
 
 /**
@@ -25,7 +31,7 @@ export interface ServiceAppOptions {
  * identity, strict JSON bodies, the service's routes, 404/405 and the one error mapper.
  */
 export function createServiceApp(options: ServiceAppOptions): Express {
-  const { logger, internalToken, health, routes, pages, internal } = options;
+  const { logger, internalToken, health, routes, pages, internal, mounts = [] } = options;
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -43,12 +49,14 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   const mount = (path: string, body: RequestHandler[], register: (router: Router) => void) => {
     const router = Router();
     router.use(verifyIdentity(internalToken));
-    router.use(body);
+    if (body.length > 0) router.use(body);
     register(router);
     app.use(path, router);
   };
+  const formBody = express.urlencoded({ extended: false, limit: BODY_LIMIT });
+  for (const extra of mounts) mount(extra.path, extra.body === 'form' ? [formBody] : [], extra.routes);
   mount('/api/v1', jsonBody(), routes);
-  if (pages) mount('/account', [express.urlencoded({ extended: false, limit: BODY_LIMIT })], pages);
+  if (pages) mount('/account', [formBody], pages);
   if (internal) mount('/internal', jsonBody(), internal);
 
   app.use(notFound());

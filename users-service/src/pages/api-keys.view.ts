@@ -1,9 +1,10 @@
-import { ROLE_SCOPES, type ApiKey, type CreatedKey, type Scope } from '@community/contracts';
+import { ROLE_SCOPES, type ApiKey, type CreatedKey } from '@community/contracts';
 import type { Session } from '../domain/accounts/sessions';
 import { csrfInput, formAlert, inputField } from './forms';
 import { html, type Html } from './html';
 import { API_PAGE } from './layout';
 import type { Problem } from './problems';
+import { SCOPE_HINTS } from './scope-hints';
 
 export interface KeyFormValues {
   name: string;
@@ -22,15 +23,6 @@ export interface KeysView {
   /** One-time token of the generate form, so a resubmission mints nothing. */
   onceToken: string;
 }
-
-const SCOPE_HINTS: Record<Scope, string> = {
-  read: 'read everything public (every GET)',
-  write: 'create and change your own posts, comments, likes and profile',
-  webhooks: 'manage your webhooks',
-  keys: 'create and revoke API keys',
-  moderate: 'pin, lock, edit and delete other people’s content',
-  admin: 'manage categories, plans and roles',
-};
 
 const when = (timestamp: string | null, none: string) =>
   timestamp

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 
-const policy = (nonce: string) =>
+const policy = (nonce: string, formTargets: string[] = []) =>
   [
     "default-src 'none'",
     "style-src 'self' 'unsafe-inline'",
     `script-src 'self' 'nonce-${nonce}'`,
     "img-src 'self' data: https:",
-    "form-action 'self'",
+    ["form-action 'self'", ...formTargets].join(' '),
     "frame-ancestors 'none'",
     "base-uri 'none'",
   ].join('; ');
@@ -34,3 +34,11 @@ export const pageHeaders: RequestHandler = (_req, res, next) => {
   securityHeaders(res);
   next();
 };
+
+/**
+ * Lets this page's forms end up at `origin`: browsers apply form-action to the redirects that follow a
+ * form post, and the OAuth consent form's answer is a redirect to the app.
+ */
+export function allowFormRedirectTo(res: Response, origin: string): void {
+  res.setHeader('Content-Security-Policy', policy(securityHeaders(res), [origin]));
+}

@@ -1,17 +1,19 @@
 import type { Router } from 'express';
-import type { TxDeps } from '@community/events';
 import { resource } from '@community/http-kit';
 import type { Logger } from '@community/logging';
 import { currentSession } from '../routes/credentials';
+import type { OAuthDeps } from '../domain/oauth/oauth-server';
 import { apiKeysPages } from './api-keys.page';
+import { consentPage } from './consent.page';
 import { notFoundPage, pageErrors } from './errors';
 import { pageHeaders } from './headers';
 import { API_PAGE, LOGIN_PAGE } from './layout';
 import { loginPages } from './login.page';
+import { oauthAppsPages } from './oauth-apps.page';
 import { registerPage } from './register.page';
 import { settingsPage } from './settings.page';
 
-export interface PagesDeps extends TxDeps {
+export interface PagesDeps extends OAuthDeps {
   logger: Logger;
 }
 
@@ -28,6 +30,8 @@ export function accountPages(router: Router, deps: PagesDeps): void {
   loginPages(router, deps);
   settingsPage(router, deps);
   apiKeysPages(router, deps);
+  oauthAppsPages(router, deps);
+  consentPage(router, deps);
   router.use(notFoundPage);
   router.use(pageErrors(deps.logger));
 }

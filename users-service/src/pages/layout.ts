@@ -8,6 +8,7 @@ import { STYLES } from './styles';
 
 export const API_PAGE = '/account/settings/api';
 export const SETTINGS_PAGE = '/account/settings';
+export const APPS_PAGE = '/account/settings/apps';
 export const LOGIN_PAGE = '/account/login';
 
 export interface PageView {
@@ -16,7 +17,7 @@ export interface PageView {
   /** The signed-in user; null for the anonymous pages; undefined when unknown (error pages). */
   session?: Session | null;
   /** Which nav entry is the current page. */
-  current?: 'settings' | 'api' | 'login' | 'register';
+  current?: 'settings' | 'api' | 'apps' | 'login' | 'register';
 }
 
 const currentIf = (yes: boolean) => yes && html` aria-current="page"`;
@@ -43,6 +44,7 @@ function nav(view: PageView): Html {
       <li class="who">Signed in as <strong>${session.username}</strong></li>
       <li><a href="${SETTINGS_PAGE}" ${currentIf(current === 'settings')}>Settings</a></li>
       <li><a href="${API_PAGE}" ${currentIf(current === 'api')}>API keys</a></li>
+      <li><a href="${APPS_PAGE}" ${currentIf(current === 'apps')}>OAuth apps</a></li>
       <li>
         <form class="inline" method="post" action="/account/logout">
           ${csrfInput(session.csrfToken)} <button type="submit" class="link">Log out</button>

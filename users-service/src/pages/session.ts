@@ -5,7 +5,7 @@ import { currentSession } from '../routes/credentials';
 import { API_PAGE, LOGIN_PAGE } from './layout';
 
 // Only account pages, only plain characters: no scheme, no `//host`, no backslashes, no `..`.
-const SAFE_NEXT = /^\/account\/[A-Za-z0-9\-_/]*(?:\?[A-Za-z0-9\-_.=&%]*)?$/;
+const SAFE_NEXT = /^\/account\/[A-Za-z0-9\-_/]*(?:\?[A-Za-z0-9\-_.=&%+~]*)?$/;
 
 /** Where to go after login: a same-site account page, or the API page. */
 export function safeNext(raw: unknown): string {

@@ -33,7 +33,7 @@ export const STYLES = new Html(`<style>
   h2 { font-size: 1.2rem; margin: 2rem 0 .75rem; }
   .field { margin: 0 0 1rem; }
   label { display: block; font-weight: 600; margin-bottom: .25rem; }
-  input:not([type='checkbox']), textarea { width: 100%; padding: .5rem .625rem; font: inherit;
+  input:not([type='checkbox']):not([type='radio']), textarea { width: 100%; padding: .5rem .625rem; font: inherit;
     color: inherit; background: var(--bg); border: 1px solid var(--line); border-radius: 6px; }
   [aria-invalid='true'] { border-color: var(--danger) !important; }
   .hint { color: var(--muted); font-size: .875rem; margin: 0 0 .25rem; }
@@ -58,6 +58,7 @@ export const STYLES = new Html(`<style>
   .table-wrap { overflow-x: auto; margin: 0 0 1.5rem; }
   table { border-collapse: collapse; width: 100%; font-size: .9rem; }
   th, td { text-align: left; padding: .5rem; border-bottom: 1px solid var(--line); white-space: nowrap; }
+  td.wrap { white-space: normal; overflow-wrap: anywhere; min-width: 12rem; }
   /* Phones: every key becomes a small card, its actions in reach instead of off to the right. */
   @media (max-width: 44rem) {
     table, tbody, tr, td { display: block; }

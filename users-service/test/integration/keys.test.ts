@@ -85,6 +85,7 @@ describe('internal key resolution for the gateway', () => {
     const res = await resolve(key);
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({
+      credential: 'api_key',
       key_id: expect.any(Number),
       user_id: user.id,
       role: 'member',

@@ -2,11 +2,15 @@ import type { Sql } from '@community/db';
 import type { Logger } from '@community/logging';
 import { deleteExpiredSessions } from '../../db/sessions.repository';
 import { pruneFormTokens } from '../../db/form-tokens.repository';
+import { pruneOAuth } from '../../db/oauth-grants.repository';
 import { pruneThrottle } from '../../db/throttle.repository';
 
 const LONGEST_WINDOW_SECONDS = 3600;
 
-/** Deletes expired sessions, throttle events outside every window and old form tokens, every few minutes. */
+/**
+ * Deletes expired sessions, throttle events outside every window, old form tokens and long-expired
+ * OAuth codes and tokens, every few minutes.
+ */
 export class Housekeeping {
   private timer: NodeJS.Timeout | undefined;
 
@@ -26,6 +30,7 @@ export class Housekeeping {
       await deleteExpiredSessions(this.sql);
       await pruneThrottle(this.sql, LONGEST_WINDOW_SECONDS);
       await pruneFormTokens(this.sql, 7 * 86_400);
+      await pruneOAuth(this.sql);
     } catch (err) {
       this.logger.warn({ err: { message: (err as Error).message } }, 'housekeeping failed; will retry');
     }

@@ -1,27 +1,47 @@
-import { NotFoundError, PLAN_LIMITS, toTimestamp, type ResolvedKey } from '@community/contracts';
+import {
+  effectiveScopes,
+  NotFoundError,
+  PLAN_LIMITS,
+  toTimestamp,
+  type ResolvedKey,
+} from '@community/contracts';
 import type { Sql } from '@community/db';
-import { findKeyOwner } from '../../db/keys.repository';
+import { findKeyOwner, type KeyOwner } from '../../db/keys.repository';
+import { findAccessTokenOwner } from '../../db/oauth-grants.repository';
 import type { UsageTracker } from './usage-tracker';
 
 /**
- * The gateway's lookup: a key hash → the account and its rights. Unknown, revoked and expired keys
- * are all "not found"; the gateway answers 401 for each alike.
+ * The gateway's lookup: the hash of a bearer credential — an API key or an OAuth access token — to
+ * the account and its rights. Unknown, revoked and expired credentials are all "not found"; the
+ * gateway answers 401 for each alike.
  */
 export async function resolveKey(sql: Sql, usage: UsageTracker, keyHashHex: string): Promise<ResolvedKey> {
-  const owner = await findKeyOwner(sql, Buffer.from(keyHashHex, 'hex'));
-  if (!owner) throw new NotFoundError('key');
-  usage.touch(owner.keyId);
-  const limits =
-    owner.plan === 'enterprise'
-      ? { hourly: owner.hourlyLimit!, daily: owner.dailyLimit! }
-      : PLAN_LIMITS[owner.plan];
+  const hash = Buffer.from(keyHashHex, 'hex');
+  const key = await findKeyOwner(sql, hash);
+  if (key) {
+    usage.touch(key.keyId);
+    return { credential: 'api_key', ...rights(key), scopes: key.scopes };
+  }
+  const token = await findAccessTokenOwner(sql, hash);
+  if (!token) throw new NotFoundError('key');
+  // A token never exceeds what its user's role allows today.
+  return {
+    credential: 'access_token',
+    ...rights(token),
+    scopes: [...effectiveScopes(token.role, token.scopes)],
+  };
+}
+
+function rights(owner: KeyOwner): Omit<ResolvedKey, 'credential' | 'scopes'> {
   return {
     key_id: owner.keyId,
     user_id: owner.userId,
     role: owner.role,
     plan: owner.plan,
-    limits,
-    scopes: owner.scopes,
+    limits:
+      owner.plan === 'enterprise'
+        ? { hourly: owner.hourlyLimit!, daily: owner.dailyLimit! }
+        : PLAN_LIMITS[owner.plan],
     expires_at: owner.expiresAt ? toTimestamp(owner.expiresAt) : null,
   };
 }

@@ -1,0 +1,205 @@
+import type * as Oauth from 'oauth4webapi' with { 'resolution-mode': 'import' };
+import { gw, type Stack } from './stack';
+
+/**
+ * oauth4webapi — a certified OAuth client none of us wrote — is ESM-only: it is loaded with a dynamic
+ * import (jest compiles it, see jest.config.js).
+ */
+export type OAuthLib = typeof Oauth;
+export const loadOauth = (): Promise<OAuthLib> => import('oauth4webapi');
+export type { Oauth };
+
+export const PASSWORD = 'a long password';
+/** Nothing listens here: the tests read the redirect's Location instead of following it. */
+export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
+
+/** The client library, the discovered server and the stack, as every OAuth test needs them. */
+export interface OAuthContext {
+  oauth: OAuthLib;
+  as: Oauth.AuthorizationServer;
+  stack: Stack;
+  /** The test stack speaks plain http on loopback. */
+  http: { [key: symbol]: boolean };
+}
+
+export async function oauthContext(stack: Stack): Promise<OAuthContext> {
+  const oauth = await loadOauth();
+  const http = { [oauth.allowInsecureRequests]: true };
+  const issuer = new URL(stack.gateway);
+  const as = await oauth.processDiscoveryResponse(
+    issuer,
+    await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...http }),
+  );
+  return { oauth, as, stack, http };
+}
+
+export interface RegisteredApp {
+  id: number;
+  client_id: string;
+  client_secret: string | null;
+  redirect_uris: string[];
+}
+
+/** Registers an app through the API with a key that has the `keys` scope. */
+export async function registerApp(
+  stack: Stack,
+  key: string,
+  body: { name?: string; redirect_uris?: string[]; client_type?: 'confidential' | 'public' } = {},
+): Promise<RegisteredApp> {
+  const res = await gw(stack, 'POST', '/api/v1/oauth/apps', {
+    key,
+    body: { name: 'Test app', redirect_uris: [REDIRECT_URI], ...body },
+  });
+  if (res.status !== 201) throw new Error(res.text);
+  return res.body.data as RegisteredApp;
+}
+
+export interface PageAnswer {
+  status: number;
+  location: string | null;
+  text: string;
+}
+
+/** A person's browser, reduced to cookies and forms, talking to the gateway without following redirects. */
+export class Visitor {
+  private readonly cookies = new Map<string, string>();
+
+  constructor(private readonly stack: Stack) {}
+
+  async get(path: string): Promise<PageAnswer> {
+    return this.send('GET', path);
+  }
+
+  async post(path: string, form: Record<string, string>): Promise<PageAnswer> {
+    return this.send('POST', path, new URLSearchParams(form).toString());
+  }
+
+  async logIn(username: string, password = PASSWORD): Promise<void> {
+    const page = await this.get('/account/login');
+    const answer = await this.post('/account/login', { _csrf: csrfOf(page.text), username, password });
+    if (answer.status !== 303 || !this.cookies.has('cp_session'))
+      throw new Error(`login failed: ${answer.status}`);
+  }
+
+  cookieHeader(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+
+  private async send(method: string, path: string, body?: string): Promise<PageAnswer> {
+    const url = new URL(path, this.stack.gateway);
+    const cookie = this.cookieHeader();
+    const res = await fetch(url, {
+      method,
+      redirect: 'manual',
+      body,
+      headers: {
+        ...(cookie ? { cookie } : {}),
+        ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+    });
+    for (const line of res.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';');
+      const [name = '', value = ''] = pair.split('=');
+      this.cookies.set(name, value);
+    }
+    return { status: res.status, location: res.headers.get('location'), text: await res.text() };
+  }
+}
+
+const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+
+const unescape = (value: string) =>
+  value
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+
+/** The hidden fields of the consent form, as the browser would post them back. */
+export function consentFields(html: string): Record<string, string> {
+  const form = /<form id="consent-form"[\s\S]*?<\/form>/.exec(html)?.[0] ?? '';
+  const fields: Record<string, string> = {};
+  for (const [, name, value] of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)" \/>/g)) {
+    fields[name!] = unescape(value!);
+  }
+  return fields;
+}
+
+/**
+ * Follows an authorization request to the consent page and answers it. Returns the final answer: a
+ * 303 back to the app, or whatever stopped the flow earlier (an error page, a redirect with an error).
+ */
+export async function answerConsent(
+  visitor: Visitor,
+  authorizeUrl: URL,
+  decision: 'allow' | 'deny' = 'allow',
+): Promise<PageAnswer> {
+  const start = await visitor.get(authorizeUrl.pathname + authorizeUrl.search);
+  if (start.status !== 302 || !start.location?.startsWith('/account/oauth/authorize')) return start;
+  const page = await visitor.get(start.location);
+  if (page.status !== 200) return page;
+  return visitor.post('/account/oauth/authorize', { ...consentFields(page.text), decision });
+}
+
+export interface AuthorizationAttempt {
+  url: URL;
+  state: string;
+  verifier: string;
+}
+
+/** An authorization request with PKCE (S256) and a state, as oauth4webapi's README builds one. */
+export async function authorizationRequest(
+  ctx: OAuthContext,
+  clientId: string,
+  params: Record<string, string> = {},
+): Promise<AuthorizationAttempt> {
+  const { oauth, as } = ctx;
+  const verifier = oauth.generateRandomCodeVerifier();
+  const state = oauth.generateRandomState();
+  const url = new URL(as.authorization_endpoint!);
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    scope: 'read write',
+    state,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    ...params,
+  }).toString();
+  return { url, state, verifier };
+}
+
+export function clientAuth(ctx: OAuthContext, app: RegisteredApp, method: 'basic' | 'post' = 'basic') {
+  if (!app.client_secret) return ctx.oauth.None();
+  return method === 'basic'
+    ? ctx.oauth.ClientSecretBasic(app.client_secret)
+    : ctx.oauth.ClientSecretPost(app.client_secret);
+}
+
+/** The whole code flow: consent, then the code exchanged with its PKCE verifier. */
+export async function codeFlow(
+  ctx: OAuthContext,
+  app: RegisteredApp,
+  visitor: Visitor,
+  params: Record<string, string> = {},
+) {
+  const { oauth, as } = ctx;
+  const client = { client_id: app.client_id };
+  const attempt = await authorizationRequest(ctx, app.client_id, params);
+  const answer = await answerConsent(visitor, attempt.url);
+  if (answer.status !== 303 || !answer.location)
+    throw new Error(`consent failed: ${answer.status} ${answer.text}`);
+  const callback = oauth.validateAuthResponse(as, client, new URL(answer.location), attempt.state);
+  const response = await oauth.authorizationCodeGrantRequest(
+    as,
+    client,
+    clientAuth(ctx, app),
+    callback,
+    REDIRECT_URI,
+    attempt.verifier,
+    ctx.http,
+  );
+  return oauth.processAuthorizationCodeResponse(as, client, response);
+}

@@ -1,0 +1,206 @@
+import type { OAuthApp, OAuthAppWithSecret } from '@community/contracts';
+import type { Session } from '../domain/accounts/sessions';
+import type { AuthorizedApp } from '../domain/oauth/authorized-apps';
+import { csrfInput, formAlert, inputField, textareaField } from './forms';
+import { html, type Html } from './html';
+import { APPS_PAGE } from './layout';
+import type { Problem } from './problems';
+
+export interface AppFormValues {
+  name: string;
+  redirect_uris: string;
+  client_type: string;
+}
+
+export interface AppsView {
+  session: Session;
+  apps: OAuthApp[];
+  /** Apps that can act for this user now, by the user's own consent. */
+  authorized: AuthorizedApp[];
+  form: AppFormValues;
+  /** Right after registration or rotation: the credentials, shown this once. */
+  issued?: OAuthAppWithSecret;
+  problem?: Problem;
+  notice?: string;
+  /** One-time token of the register form, so a resubmission registers nothing. */
+  onceToken: string;
+}
+
+const day = (timestamp: string) => html`<time datetime="${timestamp}">${timestamp.slice(0, 10)}</time>`;
+
+function credentialsBox(app: OAuthAppWithSecret): Html {
+  return html`<section class="new-key" role="alert" aria-labelledby="issued-heading">
+    <h2 id="issued-heading">Credentials of “${app.name}”</h2>
+    <p>Client ID: <code id="client-id">${app.client_id}</code></p>
+    ${
+      app.client_secret
+        ? html`<p>
+              <strong>Copy the client secret now — you won’t see it again.</strong> We store only a
+              fingerprint of it. Keep it on your server; never put it in a browser or mobile app.
+            </p>
+            <code id="new-key">${app.client_secret}</code>
+            <button type="button" id="copy-key" hidden>Copy secret</button>
+            <p id="copy-status" class="muted" role="status"></p>`
+        : html`<p>A public app has no secret: it proves itself with PKCE on every authorization.</p>`
+    }
+  </section>`;
+}
+
+function appRow(app: OAuthApp, csrfToken: string): Html {
+  const base = `${APPS_PAGE}/${app.id}`;
+  return html`<tr data-app-id="${app.id}">
+    <td data-label="Name">${app.name}<br /><span class="muted">since ${day(app.created_at)}</span></td>
+    <td data-label="Client ID"><code>${app.client_id}</code></td>
+    <td data-label="Type">${app.client_type}</td>
+    <td data-label="Redirect URIs" class="wrap">
+      ${app.redirect_uris.map((uri) => html`<code>${uri}</code><br />`)}
+    </td>
+    <td class="actions">
+      ${
+        app.client_type === 'confidential' &&
+        html`<form
+          class="inline"
+          method="post"
+          action="${base}/rotate-secret"
+          data-confirm="Issue a new secret for “${app.name}”? The current one stops working at once."
+        >
+          ${csrfInput(csrfToken)}
+          <button type="submit" class="revoke" aria-label="Rotate the secret of ${app.name}">
+            Rotate secret
+          </button>
+        </form>`
+      }
+      <form
+        class="inline"
+        method="post"
+        action="${base}/delete"
+        data-confirm="Delete “${app.name}”? Every token it holds stops working at once."
+      >
+        ${csrfInput(csrfToken)}
+        <button type="submit" class="revoke" aria-label="Delete app ${app.name}">Delete</button>
+      </form>
+    </td>
+  </tr>`;
+}
+
+function appsTable(view: AppsView): Html {
+  if (view.apps.length === 0) return html`<p class="muted">You have not registered any apps.</p>`;
+  return html`<div class="table-wrap" role="region" aria-labelledby="apps-heading" tabindex="0">
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Client ID</th>
+          <th scope="col">Type</th>
+          <th scope="col">Redirect URIs</th>
+          <th scope="col"><span class="muted">Actions</span></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${view.apps.map((app) => appRow(app, view.session.csrfToken))}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+function authorizedTable(view: AppsView): Html {
+  if (view.authorized.length === 0) return html`<p class="muted">No app can act for you.</p>`;
+  return html`<div class="table-wrap" role="region" aria-labelledby="authorized-heading" tabindex="0">
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">App</th>
+          <th scope="col">Scopes</th>
+          <th scope="col">Since</th>
+          <th scope="col"><span class="muted">Action</span></th>
+        </tr>
+      </thead>
+      <tbody>
+        ${view.authorized.map(
+          (grant) =>
+            html`<tr data-grant-id="${grant.grantId}">
+              <td data-label="App">${grant.appName}</td>
+              <td data-label="Scopes">${grant.scopes.join(' ')}</td>
+              <td data-label="Since">${day(grant.grantedAt)}</td>
+              <td class="actions">
+                <form
+                  class="inline"
+                  method="post"
+                  action="${APPS_PAGE}/authorizations/${grant.grantId}/revoke"
+                  data-confirm="Take back the access you gave “${grant.appName}”?"
+                >
+                  ${csrfInput(view.session.csrfToken)}
+                  <button type="submit" class="revoke" aria-label="Revoke access of ${grant.appName}">
+                    Revoke access
+                  </button>
+                </form>
+              </td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+function typeChoice(value: string, current: string, label: string, hint: string): Html {
+  return html`<div class="check">
+    <input
+      type="radio"
+      id="type-${value}"
+      name="client_type"
+      value="${value}"
+      ${current === value && html` checked`}
+    />
+    <label for="type-${value}"><strong>${label}</strong> — ${hint}</label>
+  </div>`;
+}
+
+function registerForm(view: AppsView): Html {
+  const { problem, form } = view;
+  const typeError = problem?.fields.client_type;
+  return html`<h2 id="register-heading">Register an app</h2>
+    ${formAlert(problem)}
+    <form id="register-app-form" method="post" action="${APPS_PAGE}" novalidate>
+      ${csrfInput(view.session.csrfToken)}
+      <input type="hidden" name="_once" value="${view.onceToken}" />
+      ${inputField({
+        problem,
+        name: 'name',
+        label: 'Name',
+        value: form.name,
+        required: true,
+        hint: 'Shown to people when your app asks for access.',
+        attributes: html` maxlength="100"`,
+      })}
+      ${textareaField({
+        problem,
+        name: 'redirect_uris',
+        label: 'Redirect URIs',
+        value: form.redirect_uris,
+        rows: 3,
+        hint: 'One per line, up to 10: https, or http on 127.0.0.1 / localhost for development.',
+      })}
+      <fieldset${typeError && html` aria-describedby="client_type-error"`}>
+        <legend>Type</legend>
+        ${typeChoice('confidential', form.client_type, 'Confidential', 'runs on a server that keeps a secret')}
+        ${typeChoice('public', form.client_type, 'Public', 'a browser or mobile app; uses PKCE, no secret')}
+        ${typeError && html`<p class="field-error" id="client_type-error">${typeError}</p>`}
+      </fieldset>
+      <button type="submit">Register app</button>
+    </form>`;
+}
+
+export function appsMain(view: AppsView): Html {
+  return html`<h1>OAuth apps</h1>
+    <p>
+      Apps you register here can ask people for access to their Community Platform account with OAuth 2.0.
+      Each person sees your app’s name and the scopes it asks for, and decides. Access you gave to other
+      people’s apps is listed first; you can take it back at any time.
+    </p>
+    ${view.notice && html`<div class="alert ok" role="status"><p>${view.notice}</p></div>`}
+    ${view.issued && credentialsBox(view.issued)}
+    <h2 id="authorized-heading">Apps you have authorized</h2>
+    ${authorizedTable(view)}
+    <h2 id="apps-heading">Your apps</h2>
+    ${appsTable(view)} ${registerForm(view)}`;
+}
