@@ -16,7 +16,7 @@ import { gateway, type Exchange, type GatewayDeps } from './gateway';
 import { clientIpOf, type TrustProxy } from './http/client-ip';
 import { sendError } from './http/respond';
 
-export interface GatewayAppDeps extends Omit<GatewayDeps, 'openapi'> {
+export interface GatewayAppDeps extends Omit<GatewayDeps, 'openapi' | 'trustsForwarded'> {
   logger: Logger;
   health: HealthOptions;
   trustProxy: TrustProxy;
@@ -41,7 +41,11 @@ export function buildApp(deps: GatewayAppDeps): RequestListener {
   ops.use('/docs', docsRouter());
   ops.use(notFound(), errorHandler(logger));
 
-  const pipeline = gateway({ ...deps, openapi: publishedDocument() });
+  const pipeline = gateway({
+    ...deps,
+    openapi: publishedDocument(),
+    trustsForwarded: deps.trustProxy !== false,
+  });
   const record = requestRecorder(deps.health.registry);
   const clientIp = clientIpOf(deps.trustProxy);
 

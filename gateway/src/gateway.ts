@@ -29,6 +29,11 @@ export interface GatewayDeps {
   anonymous: { hourly: number; daily: number };
   /** The serialised OpenAPI document (docs/openapi-document.ts). */
   openapi: string;
+  /**
+   * Whether a proxy in front may set `X-Forwarded-*` (TRUST_PROXY). When not, the client's are
+   * dropped and the services see only what the gateway itself forwards (protocol, host, address).
+   */
+  trustsForwarded: boolean;
 }
 
 /** What the access log and metrics need to know about one request, filled in as it is served. */
@@ -45,7 +50,9 @@ export interface Exchange {
 export type Pipeline = (req: IncomingMessage, res: ServerResponse, exchange: Exchange) => Promise<void>;
 
 /** Headers only the gateway may set: whatever a client sends under these names is dropped. */
-const TRUSTED_HEADER = /^x-(user|internal)-/i;
+const GATEWAY_ONLY = /^x-(user|internal)-/i;
+/** …and these too when no trusted proxy stands in front to set them. */
+const GATEWAY_OR_PROXY_ONLY = /^(x-(user|internal|forwarded)-|forwarded$)/i;
 const NO_BEARER = { kind: 'none' } as const;
 
 /**
@@ -53,8 +60,9 @@ const NO_BEARER = { kind: 'none' } as const;
  * a request needs without data, then forward it with a signed identity to the service that owns it.
  */
 export function gateway(deps: GatewayDeps): Pipeline {
+  const clientMayNotSet = deps.trustsForwarded ? GATEWAY_ONLY : GATEWAY_OR_PROXY_ONLY;
   return async (req, res, exchange) => {
-    for (const name of Object.keys(req.headers)) if (TRUSTED_HEADER.test(name)) delete req.headers[name];
+    for (const name of Object.keys(req.headers)) if (clientMayNotSet.test(name)) delete req.headers[name];
     const { path, clientIp } = exchange;
     const bearer = carriesClientCredentials(path) ? NO_BEARER : readBearer(req.headers.authorization);
     const resolved = bearer.kind === 'key' ? await resolveOrUnavailable(deps.keys, bearer.key) : null;

@@ -86,6 +86,21 @@ describe('the gateway edge', () => {
     expect(await remaining('203.0.113.7')).toBe(a - 1);
   });
 
+  it('forwards only its own X-Forwarded-* unless TRUST_PROXY trusts the hop in front', async () => {
+    const issuer = async () => {
+      const res = await fetch(`${stack.gateway}/.well-known/oauth-authorization-server`, {
+        headers: { 'x-forwarded-proto': 'https', forwarded: 'proto=https' },
+      });
+      return ((await res.json()) as { issuer: string }).issuer;
+    };
+    await stack.restartGateway();
+    // users-service derives the issuer from the protocol the gateway forwards.
+    expect(await issuer()).toBe(stack.gateway);
+
+    await stack.restartGateway({ TRUST_PROXY: 'loopback' });
+    expect(await issuer()).toBe(stack.gateway.replace('http:', 'https:'));
+  });
+
   it('logs one access line per request with the account, never the key', async () => {
     const lines: Record<string, unknown>[] = [];
     const destination = new Writable({
