@@ -26,6 +26,7 @@ const packages = [
   'users-service',
   'gateway',
   'webhook-service',
+  'deploy',
 ];
 
 module.exports = {
