@@ -4,8 +4,8 @@
 # (docker-compose.yml builds all four). Stages: manifests (package files only) → build (tsc, all
 # dev tools) and deps (SERVICE's production dependencies only) → runtime: plain Alpine with the Node
 # binary, the compiled JavaScript and those dependencies — no npm, no compiler, no sources, no tests.
-# Expected size: ~155 MB uncompressed (~50 MB compressed), of which ~125 MB is Node itself; see
-# deploy/README.md for how that was estimated.
+# Expected size: ≈ 155 MB uncompressed (gateway ≈ 160 MB), ≈ 52 MB compressed, of which the Node
+# binary is ≈ 127 MB; deploy/README.md says how that was estimated.
 
 # Node 24 "Krypton" is the LTS line (supported to April 2028); bump both together.
 ARG NODE_VERSION=24
