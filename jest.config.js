@@ -35,6 +35,7 @@ const packages = [
   'users-service',
   'gateway',
   'webhook-service',
+  'deploy',
 ];
 
 module.exports = {

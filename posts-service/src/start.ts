@@ -7,6 +7,8 @@ import { ViewCounter } from './domain/posts/view-counter';
 import { handlers } from './events/consumers';
 
 export const SERVICE = 'posts-service';
+/** src/db/migrations in development; the build copies it next to the compiled files. */
+export const MIGRATIONS_DIR = path.join(__dirname, 'db', 'migrations');
 export const SCHEMA = 'posts';
 
 export type PostsService = RunningDataService;
@@ -20,8 +22,7 @@ export function start(
   return startDataService({
     service: SERVICE,
     schema: SCHEMA,
-    // src/db/migrations in development; the build copies it next to the compiled files.
-    migrationsDir: path.join(__dirname, 'db', 'migrations'),
+    migrationsDir: MIGRATIONS_DIR,
     handlers,
     port: config.POSTS_SERVICE_PORT,
     config,

@@ -11,6 +11,8 @@ import { handlers } from './events/consumers';
 import { accountPages } from './pages';
 
 export const SERVICE = 'users-service';
+/** src/db/migrations in development; the build copies it next to the compiled files. */
+export const MIGRATIONS_DIR = path.join(__dirname, 'db', 'migrations');
 export const SCHEMA = 'users';
 
 export type UsersService = RunningDataService;
@@ -35,7 +37,7 @@ export function start(
   return startDataService({
     service: SERVICE,
     schema: SCHEMA,
-    migrationsDir: path.join(__dirname, 'db', 'migrations'),
+    migrationsDir: MIGRATIONS_DIR,
     handlers,
     port: config.USERS_SERVICE_PORT,
     config,

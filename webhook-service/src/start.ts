@@ -7,6 +7,8 @@ import { Dispatcher } from './domain/dispatcher';
 import { fanOutHandlers } from './events/consumers';
 
 export const SERVICE = 'webhook-service';
+/** src/db/migrations in development; the build copies it next to the compiled files. */
+export const MIGRATIONS_DIR = path.join(__dirname, 'db', 'migrations');
 export const SCHEMA = 'webhooks';
 
 export type WebhookService = RunningDataService;
@@ -22,7 +24,7 @@ export function start(
   return startDataService({
     service: SERVICE,
     schema: SCHEMA,
-    migrationsDir: path.join(__dirname, 'db', 'migrations'),
+    migrationsDir: MIGRATIONS_DIR,
     handlers: fanOutHandlers(),
     // The new deliveries are committed: send them now rather than at the next poll.
     onEventApplied: kick,

@@ -27,20 +27,39 @@ export function createDb(url: string, { schema, max = 10 }: DbOptions): Sql {
 const DUPLICATE_DATABASE = '42P04';
 const UNIQUE_VIOLATION = '23505';
 
-/** Creates the database named in `url` when it does not exist yet (safe when several processes race). */
+const INVALID_CATALOG_NAME = '3D000';
+
+/**
+ * Creates the database named in `url` when it does not exist yet (safe when several processes race).
+ * A database that exists is reached as `url` itself, so a role allowed to connect only to its own
+ * database never needs the maintenance database `postgres`.
+ */
 export async function ensureDatabase(url: string): Promise<void> {
   const target = new URL(url);
   const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
   if (!name) throw new Error(`DATABASE_URL names no database: ${redactUrl(url)}`);
+  if (await databaseAnswers(url)) return;
   const admin = new URL(url);
   admin.pathname = '/postgres';
   const sql = postgres(admin.toString(), { max: 1, connect_timeout: 5, onnotice: () => {} });
   try {
-    const [row] = await sql`select 1 as found from pg_database where datname = ${name}`;
-    if (row) return;
     await sql.unsafe(`create database "${name.replace(/"/g, '""')}"`).catch((err: { code?: string }) => {
       if (err.code !== DUPLICATE_DATABASE && err.code !== UNIQUE_VIOLATION) throw err;
     });
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+}
+
+/** True when the database of `url` accepts a query, false when it does not exist; throws otherwise. */
+async function databaseAnswers(url: string): Promise<boolean> {
+  const sql = postgres(url, { max: 1, connect_timeout: 5, onnotice: () => {} });
+  try {
+    await sql`select 1`;
+    return true;
+  } catch (err) {
+    if ((err as { code?: string }).code === INVALID_CATALOG_NAME) return false;
+    throw err;
   } finally {
     await sql.end({ timeout: 1 });
   }

@@ -26,7 +26,10 @@ export async function migrate(sql: Sql, schema: string, migrations: Migration[])
   const ident = sql(schema);
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(hashtext(${'migrate:' + schema}))`;
-    await tx`create schema if not exists ${ident}`;
+    // `create schema if not exists` needs CREATE on the database even when the schema exists, which a
+    // role that may only use its own, pre-created schema (docker compose, Kubernetes) does not have.
+    const [existing] = await tx`select 1 as found from pg_namespace where nspname = ${schema}`;
+    if (!existing) await tx`create schema ${ident}`;
     await tx`
       create table if not exists ${ident}.schema_migrations (
         name text primary key,

@@ -1,6 +1,6 @@
 import postgres from 'postgres';
 import { createDb, ensureDatabase, isConnectionError, migrate, pingDb } from '@community/db';
-import { testInfra, uniqueName } from '@community/test-harness';
+import { dropRoles, testInfra, testRoleName, uniqueName } from '@community/test-harness';
 
 function urlFor(name: string) {
   const url = new URL(testInfra().pgUrl);
@@ -11,10 +11,12 @@ function urlFor(name: string) {
 describe('database kit', () => {
   const name = `cp_test_${testInfra().runId}_${uniqueName('db')}`.slice(0, 60);
   const url = urlFor(name);
+  const role = testRoleName('migrator');
   afterAll(async () => {
     const admin = postgres(testInfra().pgUrl, { max: 1, onnotice: () => {} });
     await admin.unsafe(`drop database if exists "${name}" with (force)`);
     await admin.end();
+    await dropRoles([role]);
   });
 
   it('creates a missing database, even when several processes race', async () => {
@@ -50,6 +52,24 @@ describe('database kit', () => {
     const [row] =
       await sql`select count(*)::int as n from information_schema.tables where table_schema = 'broken'`;
     expect(row?.n).toBe(0);
+    await sql.end();
+  });
+
+  it('migrates as a role that owns its schema but may not create schemas (the container set-up)', async () => {
+    await ensureDatabase(url);
+    const admin = postgres(url, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create role ${role} login`);
+    await admin.unsafe(`create schema owned authorization ${role}`);
+    await admin.end();
+    const asRole = new URL(url);
+    asRole.username = role;
+
+    await ensureDatabase(asRole.toString());
+    const sql = createDb(asRole.toString(), { schema: 'owned' });
+    const migrations = [{ name: '0001_init.sql', sql: 'create table things (id int primary key)' }];
+    expect(await migrate(sql, 'owned', migrations)).toEqual(['0001_init.sql']);
+    expect(await migrate(sql, 'owned', migrations)).toEqual([]);
+    await expect(migrate(sql, 'elsewhere', migrations)).rejects.toThrow(/permission denied/);
     await sql.end();
   });
 

@@ -1,10 +1,8 @@
 import type { RequestListener } from 'node:http';
-import { START_COMMANDS, unreachableError } from '@community/config';
-import { createDb, ensureDatabase, loadMigrations, migrate, pingDb, type Sql } from '@community/db';
+import { createDb, pingDb, type Sql } from '@community/db';
 import {
   AmqpConnection,
   EventConsumer,
-  eventsMigrations,
   OutboxRelay,
   type EventHandler,
   type TxDeps,
@@ -12,6 +10,7 @@ import {
 import { createRegistry, listen, type HealthOptions } from '@community/http-kit';
 import type { Logger } from '@community/logging';
 import type { Registry } from 'prom-client';
+import { applyMigrations, ensureServiceDatabase } from './migrations';
 
 /** The variables every data service reads (see dataServiceEnv in @community/config). */
 export interface DataServiceConfig {
@@ -63,11 +62,9 @@ const VERSION = process.env.npm_package_version ?? '1.0.0';
  */
 export async function startDataService(spec: DataServiceSpec): Promise<RunningDataService> {
   const { config, logger, service, schema } = spec;
-  await ensureDatabase(config.DATABASE_URL).catch((err: unknown) => {
-    throw unreachableError('PostgreSQL', config.DATABASE_URL, err, START_COMMANDS.postgres);
-  });
+  await ensureServiceDatabase(config.DATABASE_URL);
   const sql = createDb(config.DATABASE_URL, { schema, max: config.DB_POOL_MAX });
-  const applied = await migrate(sql, schema, [...eventsMigrations, ...loadMigrations(spec.migrationsDir)]);
+  const applied = await applyMigrations(sql, schema, spec.migrationsDir);
   if (applied.length) logger.info({ applied }, 'migrations applied');
 
   const amqp = new AmqpConnection({ url: config.AMQP_URL, name: service, logger });
@@ -129,3 +126,4 @@ export async function startDataService(spec: DataServiceSpec): Promise<RunningDa
   };
 }
 export { PendingBatch, type PendingBatchOptions } from './pending-batch';
+export { applyMigrations, runMigrations, type MigrationRun } from './migrations';

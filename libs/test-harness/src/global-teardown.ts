@@ -1,5 +1,5 @@
 import { INFRA_ENV } from './infra';
-import { deleteRunKeys, dropRunDatabases } from './setup/cleanup';
+import { deleteRunKeys, dropRunDatabases, dropRunRoles } from './setup/cleanup';
 import { stopContainers } from './setup/containers';
 
 /**
@@ -11,7 +11,10 @@ export default async function globalTeardown(): Promise<void> {
   const pgUrl = process.env[INFRA_ENV.pgUrl];
   const redisUrl = process.env[INFRA_ENV.redisUrl];
   try {
-    if (runId && pgUrl) await bestEffort('drop the test databases', () => dropRunDatabases(pgUrl, runId));
+    if (runId && pgUrl) {
+      await bestEffort('drop the test databases', () => dropRunDatabases(pgUrl, runId));
+      await bestEffort('drop the test roles', () => dropRunRoles(pgUrl, runId));
+    }
     if (runId && redisUrl)
       await bestEffort('delete the test Redis keys', () => deleteRunKeys(redisUrl, runId));
   } finally {

@@ -3,6 +3,7 @@ export { testInfra } from './infra';
 export { uniqueName, testExchange, redisPrefix } from './names';
 export type { TestDatabase } from './test-database';
 export { createTestDatabase } from './test-database';
+export { testRoleName, dropRoles } from './test-role';
 export { deleteAmqpObjects } from './amqp-cleanup';
 export { waitFor } from './wait-for';
 export type { TcpProxy } from './tcp-proxy';

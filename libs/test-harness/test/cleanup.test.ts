@@ -3,7 +3,7 @@ import amqp from 'amqplib';
 import postgres from 'postgres';
 
 import { deleteAmqpObjects, testExchange, testInfra, uniqueName } from '../src';
-import { deleteRunKeys, dropRunDatabases } from '../src/setup/cleanup';
+import { deleteRunKeys, dropRunDatabases, dropRunRoles } from '../src/setup/cleanup';
 
 // Global teardown cleans up by run id. These tests use a run id of their own, so they cannot drop
 // databases or keys that other tests of this run are still using.
@@ -26,6 +26,23 @@ describe('run cleanup used by global teardown', () => {
       expect(left.map((row) => row.datname)).toEqual([lookalike]);
     } finally {
       await sql.unsafe(`drop database if exists ${lookalike}`);
+      await sql.end();
+    }
+  });
+
+  it('drops exactly the roles of the run', async () => {
+    const sql = postgres(testInfra().pgUrl, { max: 1, onnotice: () => {} });
+    const ours = [`cp_test_${fakeRunId}_posts_1`, `cp_test_${fakeRunId}_users_2`];
+    const lookalike = `cp_test_${fakeRunId}0keep`;
+    try {
+      for (const name of [...ours, lookalike]) await sql.unsafe(`create role ${name}`);
+
+      expect((await dropRunRoles(testInfra().pgUrl, fakeRunId)).sort()).toEqual(ours);
+      const left = await sql<{ rolname: string }[]>`
+        select rolname from pg_roles where starts_with(rolname, ${`cp_test_${fakeRunId}`})`;
+      expect(left.map((row) => row.rolname)).toEqual([lookalike]);
+    } finally {
+      await sql.unsafe(`drop role if exists ${lookalike}`);
       await sql.end();
     }
   });

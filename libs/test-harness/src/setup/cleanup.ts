@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 
-import { dropDatabases, withServer } from '../pg-admin';
+import { dropDatabases, quoteIdent, withServer } from '../pg-admin';
 import { testDatabasePrefix } from '../test-database';
 
 /** Drops every database a run created and did not drop itself. */
@@ -11,6 +11,17 @@ export async function dropRunDatabases(pgUrl: string, runId: string): Promise<st
       select datname from pg_database where starts_with(datname, ${testDatabasePrefix(runId)})`;
     const names = rows.map((row) => row.datname);
     await dropDatabases(sql, names);
+    return names;
+  });
+}
+
+/** Drops every role a run created and did not drop itself; run after dropRunDatabases. */
+export async function dropRunRoles(pgUrl: string, runId: string): Promise<string[]> {
+  return withServer(pgUrl, async (sql) => {
+    const rows = await sql<{ rolname: string }[]>`
+      select rolname from pg_roles where starts_with(rolname, ${testDatabasePrefix(runId)})`;
+    const names = rows.map((row) => row.rolname);
+    for (const name of names) await sql.unsafe(`drop role if exists ${quoteIdent(name)}`);
     return names;
   });
 }

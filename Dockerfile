@@ -1,0 +1,77 @@
+# syntax=docker/dockerfile:1
+# One recipe for the four services; SERVICE picks one, PORT is the port it listens on:
+#   docker build --build-arg SERVICE=posts-service --build-arg PORT=3001 -t community/posts-service .
+# (docker-compose.yml builds all four). Stages: manifests (package files only) → build (tsc, all
+# dev tools) and deps (SERVICE's production dependencies only) → runtime: plain Alpine with the Node
+# binary, the compiled JavaScript and those dependencies — no npm, no compiler, no sources, no tests.
+# Expected size: ≈ 155 MB uncompressed (gateway ≈ 160 MB), ≈ 52 MB compressed, of which the Node
+# binary is ≈ 127 MB; deploy/README.md says how that was estimated.
+
+# Node 24 "Krypton" is the LTS line (supported to April 2028); bump both together.
+ARG NODE_VERSION=24
+ARG ALPINE_VERSION=3.22
+
+FROM node:${NODE_VERSION}-alpine${ALPINE_VERSION} AS manifests
+WORKDIR /app
+# Package files first, so the dependency layers below are rebuilt only when they change.
+COPY package.json package-lock.json ./
+COPY libs/config/package.json libs/config/
+COPY libs/contracts/package.json libs/contracts/
+COPY libs/db/package.json libs/db/
+COPY libs/events/package.json libs/events/
+COPY libs/http-kit/package.json libs/http-kit/
+COPY libs/logging/package.json libs/logging/
+COPY libs/service-runtime/package.json libs/service-runtime/
+COPY libs/test-harness/package.json libs/test-harness/
+COPY posts-service/package.json posts-service/
+COPY users-service/package.json users-service/
+COPY webhook-service/package.json webhook-service/
+COPY gateway/package.json gateway/
+
+FROM manifests AS build
+# `npm install`, not `npm ci`: see .ci/run (the lock file cannot list every platform's optional
+# binaries). It installs the locked versions. No install script is needed to compile.
+RUN npm install --ignore-scripts --no-audit --no-fund
+COPY tsconfig.base.json tsconfig.build.json ./
+COPY scripts/copy-assets.js scripts/
+COPY libs libs
+COPY posts-service posts-service
+COPY users-service users-service
+COPY webhook-service webhook-service
+COPY gateway gateway
+RUN npm run build
+ARG SERVICE
+# /out: what runs — the package.json and dist/ of every runtime library and of SERVICE.
+RUN test -f "${SERVICE}/dist/main.js" || { echo "build with --build-arg SERVICE=<posts-service|users-service|webhook-service|gateway>" >&2; exit 1; } \
+  && for dir in libs/config libs/contracts libs/db libs/events libs/http-kit libs/logging libs/service-runtime "${SERVICE}"; do \
+       mkdir -p "/out/${dir}" && cp -R "${dir}/package.json" "${dir}/dist" "/out/${dir}/"; \
+     done \
+  && find /out -name '*.d.ts' -delete -o -name '*.tsbuildinfo' -delete
+
+FROM manifests AS deps
+ARG SERVICE
+# Production dependencies of SERVICE and the libraries it links, nothing else (no test harness).
+RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund --workspace "${SERVICE}"
+
+FROM alpine:${ALPINE_VERSION} AS runtime
+ARG SERVICE
+ARG PORT=8080
+# libstdc++ is the one library the official image adds for Node; the user has a fixed numeric id so
+# Kubernetes' runAsNonRoot can verify it.
+RUN apk add --no-cache libstdc++ \
+  && addgroup -S -g 10001 app \
+  && adduser -S -D -H -u 10001 -G app -h /app app
+COPY --from=manifests /usr/local/bin/node /usr/local/bin/node
+WORKDIR /app
+COPY --from=deps /app ./
+COPY --from=build /out ./
+COPY deploy/docker/healthcheck.js ./healthcheck.js
+ENV NODE_ENV=production \
+    SERVICE=${SERVICE}
+# The code stays owned by root and read-only to the process.
+USER 10001:10001
+WORKDIR /app/${SERVICE}
+EXPOSE ${PORT}
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 CMD ["node", "/app/healthcheck.js"]
+# node is PID 1 (exec form, no shell): SIGTERM reaches it directly and the service drains.
+CMD ["node", "--enable-source-maps", "dist/main.js"]

@@ -1,0 +1,71 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { checkDockerfile, checkDockerignore } from '../validate/dockerfile';
+import { formatProblem } from '../validate/problems';
+
+const root = path.resolve(__dirname, '../..');
+const original = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+const scratch = mkdtempSync(path.join(tmpdir(), 'dockerfile-'));
+
+/** Lints the repository's Dockerfile with one edit (which must apply). */
+function lintEdited(edit: (text: string) => string): string[] {
+  const edited = edit(original);
+  expect(edited).not.toBe(original);
+  const file = path.join(scratch, 'Dockerfile');
+  writeFileSync(file, edited);
+  return checkDockerfile(file).map((p) => formatProblem({ ...p, source: 'Dockerfile' }));
+}
+
+describe('Dockerfile', () => {
+  it('passes the linter and keeps the image promises, as does .dockerignore', () => {
+    expect(checkDockerfile(path.join(root, 'Dockerfile'))).toEqual([]);
+    expect(checkDockerignore(path.join(root, '.dockerignore'))).toEqual([]);
+  });
+
+  it('rejects an unknown instruction', () => {
+    expect(lintEdited((t) => t.replace('RUN npm run build', 'RUNN npm run build'))).toEqual([
+      expect.stringMatching(/^Dockerfile \[line \d+\]: Unknown instruction: RUNN$/),
+    ]);
+  });
+
+  it('rejects a malformed HEALTHCHECK flag', () => {
+    expect(lintEdited((t) => t.replace('--interval=10s', '--interval=10'))).toEqual([
+      expect.stringMatching(/^Dockerfile \[line \d+\]: .*duration/i),
+    ]);
+  });
+
+  it('refuses a shell-form CMD, which makes sh PID 1 instead of node', () => {
+    const problems = lintEdited((t) =>
+      t.replace('CMD ["node", "--enable-source-maps", "dist/main.js"]', 'CMD node dist/main.js'),
+    );
+    expect(problems).toEqual([expect.stringContaining('exec-form CMD ["node", …]')]);
+  });
+
+  it('refuses a runtime stage that runs as root', () => {
+    expect(lintEdited((t) => t.replace('USER 10001:10001', 'USER root'))).toEqual([
+      expect.stringContaining('must switch to a non-root USER'),
+    ]);
+  });
+
+  it('refuses a runtime stage without a HEALTHCHECK', () => {
+    expect(lintEdited((t) => t.replace(/^HEALTHCHECK .*$/m, ''))).toEqual([
+      'Dockerfile [runtime stage]: the runtime stage needs a HEALTHCHECK',
+    ]);
+  });
+
+  it('refuses a base image without a version', () => {
+    expect(lintEdited((t) => t.replace('ARG ALPINE_VERSION=3.22', 'ARG ALPINE_VERSION=latest'))).toEqual([
+      expect.stringMatching(/base image alpine:latest must name a version/),
+    ]);
+  });
+
+  it('refuses a .dockerignore that would send secrets and local builds', () => {
+    const file = path.join(scratch, '.dockerignore');
+    writeFileSync(file, '.git\n**/node_modules\n');
+    expect(checkDockerignore(file).map((p) => p.message)).toEqual([
+      'must exclude **/dist',
+      'must exclude .env',
+    ]);
+  });
+});

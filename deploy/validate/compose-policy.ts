@@ -1,0 +1,92 @@
+import { problem, type Problem } from './problems';
+
+type Service = Record<string, unknown> & {
+  ports?: unknown[];
+  healthcheck?: { test?: unknown; disable?: boolean };
+  depends_on?: string[] | Record<string, { condition?: string }>;
+  environment?: Record<string, unknown> | string[];
+  image?: string;
+  build?: unknown;
+  volumes?: unknown[];
+};
+
+const APPS = ['gateway', 'posts-service', 'users-service', 'webhook-service'];
+const INFRA = ['postgres', 'redis', 'rabbitmq'];
+/** Variables that carry a secret, alone or inside a URL: they must come from .env, never literal. */
+const SECRET_VARIABLES =
+  /^(INTERNAL_TOKEN|DATABASE_URL|AMQP_URL|REDIS_URL|.*PASSWORD.*|RABBITMQ_DEFAULT_PASS)$/;
+
+const environmentOf = (service: Service): Record<string, unknown> =>
+  Array.isArray(service.environment)
+    ? Object.fromEntries(service.environment.map((entry) => String(entry).split(/=(.*)/s)))
+    : (service.environment ?? {});
+
+/**
+ * What docker-compose.yml promises beyond the schema: the stack is complete, only the gateway is
+ * published, everything has a health check that its dependants wait for, and secrets come from .env.
+ * `config` is the interpolated file, `raw` the file as written.
+ */
+export function checkStackPolicy(
+  source: string,
+  config: Record<string, unknown>,
+  raw: Record<string, unknown>,
+): Problem[] {
+  const problems: Problem[] = [];
+  const fail = (where: string, message: string) => problems.push(problem(source, message, where));
+  const services = (config.services ?? {}) as Record<string, Service>;
+  const rawServices = (raw.services ?? {}) as Record<string, Service>;
+
+  for (const name of [...APPS, ...INFRA]) {
+    if (!services[name]) fail(`services.${name}`, 'is missing');
+  }
+  for (const [name, service] of Object.entries(services)) {
+    const where = `services.${name}`;
+    if (service.ports?.length && name !== 'gateway') {
+      fail(`${where}.ports`, 'only the gateway may publish ports');
+    }
+    if (!service.healthcheck?.test || service.healthcheck.disable) {
+      fail(`${where}.healthcheck`, 'every service needs a health check');
+    }
+    const dependsOn = service.depends_on ?? {};
+    if (Array.isArray(dependsOn)) {
+      if (dependsOn.length) fail(`${where}.depends_on`, 'must wait with condition: service_healthy');
+    } else {
+      for (const [target, { condition } = {}] of Object.entries(dependsOn)) {
+        if (!services[target]) fail(`${where}.depends_on.${target}`, 'names no service of this file');
+        if (condition !== 'service_healthy') {
+          fail(`${where}.depends_on.${target}`, 'must use condition: service_healthy');
+        }
+      }
+    }
+    const rawEnvironment = rawServices[name] ? environmentOf(rawServices[name]) : {};
+    for (const [variable, value] of Object.entries(rawEnvironment)) {
+      if (SECRET_VARIABLES.test(variable) && !/\$\{[A-Z0-9_]+(?::?[?-][^}]*)?\}/.test(String(value ?? ''))) {
+        fail(
+          `${where}.environment.${variable}`,
+          'a secret must come from .env as ${VARIABLE}, not be written here',
+        );
+      }
+    }
+  }
+  for (const name of APPS) {
+    if (!services[name]) continue;
+    if (!services[name].build) fail(`services.${name}.build`, 'must be built from the Dockerfile');
+    const dependsOn = services[name].depends_on;
+    if (!dependsOn || Array.isArray(dependsOn) || !dependsOn.rabbitmq) {
+      fail(`services.${name}.depends_on`, 'must wait for rabbitmq to be healthy');
+    }
+  }
+  const webhooks = services['webhook-service'];
+  if (webhooks && environmentOf(webhooks).WEBHOOK_ALLOW_PRIVATE_NETWORKS !== 'false') {
+    fail('services.webhook-service.environment', "WEBHOOK_ALLOW_PRIVATE_NETWORKS must be 'false'");
+  }
+  const rabbitmq = services.rabbitmq;
+  if (rabbitmq && !/management/.test(rabbitmq.image ?? '')) {
+    fail('services.rabbitmq.image', 'must be a -management image (the management UI)');
+  }
+  const postgres = services.postgres;
+  if (postgres && !(postgres.volumes ?? []).some((v) => String(v).includes('/docker-entrypoint-initdb.d/'))) {
+    fail('services.postgres.volumes', 'must mount the init script that creates one role per service');
+  }
+  return problems;
+}

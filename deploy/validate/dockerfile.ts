@@ -1,0 +1,101 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { DockerfileParser, type Instruction } from 'dockerfile-ast';
+import { validate } from 'dockerfile-utils';
+import { problem, type Problem } from './problems';
+
+// vscode-languageserver's DiagnosticSeverity: 1 error, 2 warning (3 information and 4 hint pass).
+const FAILING_SEVERITY = 2;
+
+/**
+ * Lints a Dockerfile with dockerfile-utils (the linter behind VS Code's Docker extension: syntax,
+ * unknown instructions, misplaced flags, bad JSON forms, …) and checks what the images promise:
+ * the runtime stage runs as a non-root user, node is PID 1 (exec-form CMD, no shell) so SIGTERM
+ * drains, it has a HEALTHCHECK, and every base image names a version.
+ */
+export function checkDockerfile(file: string): Problem[] {
+  const source = path.relative(process.cwd(), file) || file;
+  const text = readFileSync(file, 'utf8');
+  const problems: Problem[] = validate(text)
+    .filter((d) => (d.severity ?? 1) <= FAILING_SEVERITY)
+    .map((d) =>
+      problem(
+        source,
+        typeof d.message === 'string' ? d.message : d.message.value,
+        `line ${d.range.start.line + 1}`,
+      ),
+    );
+
+  const instructions = DockerfileParser.parse(text).getInstructions();
+  const froms = instructions.filter((i) => i.getKeyword() === 'FROM');
+  if (!froms.length) return problems;
+  const fail = (instruction: Instruction | undefined, message: string) =>
+    problems.push(
+      problem(
+        source,
+        message,
+        instruction ? `line ${instruction.getRange().start.line + 1}` : 'runtime stage',
+      ),
+    );
+
+  // ARGs before the first FROM may parameterise base images: check the image their defaults give.
+  const globalArgs = new Map<string, string>();
+  for (const arg of instructions.filter(
+    (i) => i.getKeyword() === 'ARG' && i.getRange().start.line < froms[0]!.getRange().start.line,
+  )) {
+    const [name, value = ''] = (arg.getArgumentsContent() ?? '').split(/=(.*)/s);
+    globalArgs.set(name!.trim(), value.trim());
+  }
+  for (const from of froms) {
+    const image = (from.getArgumentsContent() ?? '')
+      .replace(/^--platform=\S+\s+/, '')
+      .split(/\s+/)[0]!
+      .replace(/\$\{?(\w+)\}?/g, (_, name: string) => globalArgs.get(name) ?? '');
+    const stage = froms.some((f) =>
+      new RegExp(`\\bAS\\s+${escape(image)}$`, 'i').test(f.getArgumentsContent() ?? ''),
+    );
+    if (!stage && (!/[:@]/.test(image.split('/').pop()!) || /:latest$/.test(image))) {
+      fail(from, `base image ${image} must name a version`);
+    }
+  }
+
+  const last = froms[froms.length - 1]!;
+  const runtime = instructions.filter((i) => i.getRange().start.line > last.getRange().start.line);
+  const lastOf = (keyword: string) => runtime.filter((i) => i.getKeyword() === keyword).pop();
+  const user = lastOf('USER');
+  const userName = (user?.getArgumentsContent() ?? '').split(':')[0]!;
+  if (!user || ['', 'root', '0'].includes(userName))
+    fail(user, 'the runtime stage must switch to a non-root USER');
+  if (!lastOf('HEALTHCHECK') || /^\s*NONE\b/i.test(lastOf('HEALTHCHECK')?.getArgumentsContent() ?? '')) {
+    fail(undefined, 'the runtime stage needs a HEALTHCHECK');
+  }
+  const cmd = lastOf('ENTRYPOINT') ?? lastOf('CMD');
+  const form = cmd?.getArgumentsContent()?.trim() ?? '';
+  if (!cmd || !form.startsWith('[')) {
+    fail(
+      cmd,
+      'start with an exec-form CMD ["node", …]: a shell form makes sh PID 1, which does not pass SIGTERM on',
+    );
+  } else if (!/^\[\s*"(?:node|\/usr\/local\/bin\/node|tini|\/sbin\/tini)"/.test(form)) {
+    fail(cmd, 'PID 1 must be node (or tini)');
+  }
+  return problems;
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The build context must not carry local dependencies, builds or secrets into the image. */
+export function checkDockerignore(file: string): Problem[] {
+  const source = path.relative(process.cwd(), file) || file;
+  if (!existsSync(file)) return [problem(source, 'is missing')];
+  const patterns = new Set(
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .map((line) => line.trim()),
+  );
+  return ['**/node_modules', '**/dist', '.env', '.git']
+    .filter((pattern) => !patterns.has(pattern))
+    .map((pattern) => problem(source, `must exclude ${pattern}`));
+}

@@ -1,0 +1,54 @@
+import { START_COMMANDS, unreachableError } from '@community/config';
+import { createDb, ensureDatabase, loadMigrations, migrate, type Sql } from '@community/db';
+import { eventsMigrations } from '@community/events';
+import type { Logger } from '@community/logging';
+
+/** Applies a service's pending migrations into its schema: the outbox/inbox tables, then its own files. */
+export function applyMigrations(sql: Sql, schema: string, migrationsDir: string): Promise<string[]> {
+  return migrate(sql, schema, [...eventsMigrations, ...loadMigrations(migrationsDir)]);
+}
+
+/** Creates the database when it is missing; an unreachable server becomes the one-line start error. */
+export async function ensureServiceDatabase(databaseUrl: string): Promise<void> {
+  await ensureDatabase(databaseUrl).catch((err: unknown) => {
+    throw unreachableError('PostgreSQL', databaseUrl, err, START_COMMANDS.postgres);
+  });
+}
+
+export interface MigrationRun {
+  service: string;
+  schema: string;
+  migrationsDir: string;
+  databaseUrl: string;
+  logger: Logger;
+}
+
+/**
+ * A service's `migrate` entry point (`node dist/migrate.js`, the Kubernetes init container): applies
+ * the pending migrations and exits 0, or prints one line and exits 1. Starting the service applies
+ * them too, under the same lock, so running both is safe.
+ */
+export function runMigrations(run: MigrationRun): void {
+  const { service, schema, logger } = run;
+  (async () => {
+    await ensureServiceDatabase(run.databaseUrl);
+    const sql = createDb(run.databaseUrl, { schema, max: 1 });
+    try {
+      const applied = await applyMigrations(sql, schema, run.migrationsDir);
+      logger.info({ applied }, applied.length ? 'migrations applied' : 'migrations up to date');
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+  })().then(
+    () => {
+      logger.flush();
+      process.exit(0);
+    },
+    (err: unknown) => {
+      process.stderr.write(
+        `${service} migrations failed: ${err instanceof Error ? err.message : String(err)}\n`,
+      );
+      process.exit(1);
+    },
+  );
+}
