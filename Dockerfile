@@ -21,6 +21,7 @@ COPY libs/db/package.json libs/db/
 COPY libs/events/package.json libs/events/
 COPY libs/http-kit/package.json libs/http-kit/
 COPY libs/logging/package.json libs/logging/
+COPY libs/openapi/package.json libs/openapi/
 COPY libs/service-runtime/package.json libs/service-runtime/
 COPY libs/test-harness/package.json libs/test-harness/
 COPY posts-service/package.json posts-service/
@@ -43,7 +44,7 @@ RUN npm run build
 ARG SERVICE
 # /out: what runs — the package.json and dist/ of every runtime library and of SERVICE.
 RUN test -f "${SERVICE}/dist/main.js" || { echo "build with --build-arg SERVICE=<posts-service|users-service|webhook-service|gateway>" >&2; exit 1; } \
-  && for dir in libs/config libs/contracts libs/db libs/events libs/http-kit libs/logging libs/service-runtime "${SERVICE}"; do \
+  && for dir in libs/config libs/contracts libs/db libs/events libs/http-kit libs/logging libs/openapi libs/service-runtime "${SERVICE}"; do \
        mkdir -p "/out/${dir}" && cp -R "${dir}/package.json" "${dir}/dist" "/out/${dir}/"; \
      done \
   && find /out -name '*.d.ts' -delete -o -name '*.tsbuildinfo' -delete

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { checkDockerfile, checkDockerignore } from '../validate/dockerfile';
@@ -21,6 +21,21 @@ describe('Dockerfile', () => {
   it('passes the linter and keeps the image promises, as does .dockerignore', () => {
     expect(checkDockerfile(path.join(root, 'Dockerfile'))).toEqual([]);
     expect(checkDockerignore(path.join(root, '.dockerignore'))).toEqual([]);
+  });
+
+  it('copies every workspace manifest and ships every runtime library', () => {
+    const workspaces = (
+      JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { workspaces: string[] }
+    ).workspaces.flatMap((pattern) =>
+      pattern.endsWith('/*')
+        ? readdirSync(path.join(root, pattern.slice(0, -2))).map((name) => `${pattern.slice(0, -2)}/${name}`)
+        : [pattern],
+    );
+    const shipped = /for dir in ([^;]+?) "\$\{SERVICE\}"/.exec(original)?.[1]?.split(/\s+/) ?? [];
+    for (const dir of workspaces) {
+      expect(original).toContain(`COPY ${dir}/package.json ${dir}/`);
+      if (dir.startsWith('libs/') && dir !== 'libs/test-harness') expect(shipped).toContain(dir);
+    }
   });
 
   it('rejects an unknown instruction', () => {

@@ -148,9 +148,9 @@ describe('Kubernetes platform policy', () => {
       });
     });
     expect(problems).toEqual([
-      'prod [Ingress/gateway]: exposes /metrics; only /api/v1, /docs, /account are public',
+      'prod [Ingress/gateway]: exposes /metrics; only /api/v1, /docs, /account, /.well-known/oauth-authorization-server are public',
       'prod [Ingress/gateway]: /internal routes to users-service, not the gateway',
-      'prod [Ingress/gateway]: exposes /internal; only /api/v1, /docs, /account are public',
+      'prod [Ingress/gateway]: exposes /internal; only /api/v1, /docs, /account, /.well-known/oauth-authorization-server are public',
     ]);
   });
 

@@ -38,7 +38,7 @@ interface PolicyRule {
 }
 
 const NAME = 'app.kubernetes.io/name';
-const PUBLIC_PATHS = new Set(['/api/v1', '/docs', '/account']);
+const PUBLIC_PATHS = new Set(['/api/v1', '/docs', '/account', '/.well-known/oauth-authorization-server']);
 const MONITORING = 'monitoring';
 /** Where each workload may connect, by port (DNS is allowed to every pod by its own policy). */
 const EGRESS_PORTS: Record<string, number[]> = {
