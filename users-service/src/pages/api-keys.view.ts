@@ -1,5 +1,6 @@
 import { ROLE_SCOPES, type ApiKey, type CreatedKey } from '@community/contracts';
 import type { Session } from '../domain/accounts/sessions';
+import { confirmedButton, dataTable } from './components';
 import { csrfInput, formAlert, inputField } from './forms';
 import { html, type Html } from './html';
 import { API_PAGE } from './layout';
@@ -57,39 +58,24 @@ function keyRow(key: ApiKey, csrfToken: string): Html {
       ${when(key.expires_at, 'Never')}${expired && html` <strong>(expired)</strong>`}
     </td>
     <td class="actions">
-      <form
-        class="inline"
-        method="post"
-        action="${API_PAGE}/keys/${key.id}/revoke"
-        data-confirm="Revoke the key “${key.name}”? Programs using it stop working at once."
-      >
-        ${csrfInput(csrfToken)}
-        <button type="submit" class="revoke" aria-label="Revoke key ${key.name}">Revoke</button>
-      </form>
+      ${confirmedButton({
+        action: `${API_PAGE}/keys/${key.id}/revoke`,
+        confirm: `Revoke the key “${key.name}”? Programs using it stop working at once.`,
+        csrfToken,
+        text: 'Revoke',
+        label: `Revoke key ${key.name}`,
+      })}
     </td>
   </tr>`;
 }
 
 function keysTable(view: KeysView): Html {
   if (view.keys.length === 0) return html`<p class="muted">You have no API keys yet.</p>`;
-  return html`<div class="table-wrap" role="region" aria-labelledby="keys-heading" tabindex="0">
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Prefix</th>
-          <th scope="col">Scopes</th>
-          <th scope="col">Created</th>
-          <th scope="col">Last used</th>
-          <th scope="col">Expires</th>
-          <th scope="col"><span class="muted">Action</span></th>
-        </tr>
-      </thead>
-      <tbody>
-        ${view.keys.map((key) => keyRow(key, view.session.csrfToken))}
-      </tbody>
-    </table>
-  </div>`;
+  return dataTable({
+    labelledBy: 'keys-heading',
+    columns: ['Name', 'Prefix', 'Scopes', 'Created', 'Last used', 'Expires', 'Action'],
+    rows: view.keys.map((key) => keyRow(key, view.session.csrfToken)),
+  });
 }
 
 function scopeBoxes(view: KeysView): Html {

@@ -1,6 +1,7 @@
 import type { OAuthApp, OAuthAppWithSecret } from '@community/contracts';
 import type { Session } from '../domain/accounts/sessions';
 import type { AuthorizedApp } from '../domain/oauth/authorized-apps';
+import { confirmedButton, dataTable } from './components';
 import { csrfInput, formAlert, inputField, textareaField } from './forms';
 import { html, type Html } from './html';
 import { APPS_PAGE } from './layout';
@@ -58,88 +59,58 @@ function appRow(app: OAuthApp, csrfToken: string): Html {
     <td class="actions">
       ${
         app.client_type === 'confidential' &&
-        html`<form
-          class="inline"
-          method="post"
-          action="${base}/rotate-secret"
-          data-confirm="Issue a new secret for “${app.name}”? The current one stops working at once."
-        >
-          ${csrfInput(csrfToken)}
-          <button type="submit" class="revoke" aria-label="Rotate the secret of ${app.name}">
-            Rotate secret
-          </button>
-        </form>`
+        confirmedButton({
+          action: `${base}/rotate-secret`,
+          confirm: `Issue a new secret for “${app.name}”? The current one stops working at once.`,
+          csrfToken,
+          text: 'Rotate secret',
+          label: `Rotate the secret of ${app.name}`,
+        })
       }
-      <form
-        class="inline"
-        method="post"
-        action="${base}/delete"
-        data-confirm="Delete “${app.name}”? Every token it holds stops working at once."
-      >
-        ${csrfInput(csrfToken)}
-        <button type="submit" class="revoke" aria-label="Delete app ${app.name}">Delete</button>
-      </form>
+      ${confirmedButton({
+        action: `${base}/delete`,
+        confirm: `Delete “${app.name}”? Every token it holds stops working at once.`,
+        csrfToken,
+        text: 'Delete',
+        label: `Delete app ${app.name}`,
+      })}
     </td>
   </tr>`;
 }
 
 function appsTable(view: AppsView): Html {
   if (view.apps.length === 0) return html`<p class="muted">You have not registered any apps.</p>`;
-  return html`<div class="table-wrap" role="region" aria-labelledby="apps-heading" tabindex="0">
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Client ID</th>
-          <th scope="col">Type</th>
-          <th scope="col">Redirect URIs</th>
-          <th scope="col"><span class="muted">Actions</span></th>
-        </tr>
-      </thead>
-      <tbody>
-        ${view.apps.map((app) => appRow(app, view.session.csrfToken))}
-      </tbody>
-    </table>
-  </div>`;
+  return dataTable({
+    labelledBy: 'apps-heading',
+    columns: ['Name', 'Client ID', 'Type', 'Redirect URIs', 'Actions'],
+    rows: view.apps.map((app) => appRow(app, view.session.csrfToken)),
+  });
+}
+
+function authorizedRow(grant: AuthorizedApp, csrfToken: string): Html {
+  return html`<tr data-grant-id="${grant.grantId}">
+    <td data-label="App">${grant.appName}</td>
+    <td data-label="Scopes">${grant.scopes.join(' ')}</td>
+    <td data-label="Since">${day(grant.grantedAt)}</td>
+    <td class="actions">
+      ${confirmedButton({
+        action: `${APPS_PAGE}/authorizations/${grant.grantId}/revoke`,
+        confirm: `Take back the access you gave “${grant.appName}”?`,
+        csrfToken,
+        text: 'Revoke access',
+        label: `Revoke access of ${grant.appName}`,
+      })}
+    </td>
+  </tr>`;
 }
 
 function authorizedTable(view: AppsView): Html {
   if (view.authorized.length === 0) return html`<p class="muted">No app can act for you.</p>`;
-  return html`<div class="table-wrap" role="region" aria-labelledby="authorized-heading" tabindex="0">
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">App</th>
-          <th scope="col">Scopes</th>
-          <th scope="col">Since</th>
-          <th scope="col"><span class="muted">Action</span></th>
-        </tr>
-      </thead>
-      <tbody>
-        ${view.authorized.map(
-          (grant) =>
-            html`<tr data-grant-id="${grant.grantId}">
-              <td data-label="App">${grant.appName}</td>
-              <td data-label="Scopes">${grant.scopes.join(' ')}</td>
-              <td data-label="Since">${day(grant.grantedAt)}</td>
-              <td class="actions">
-                <form
-                  class="inline"
-                  method="post"
-                  action="${APPS_PAGE}/authorizations/${grant.grantId}/revoke"
-                  data-confirm="Take back the access you gave “${grant.appName}”?"
-                >
-                  ${csrfInput(view.session.csrfToken)}
-                  <button type="submit" class="revoke" aria-label="Revoke access of ${grant.appName}">
-                    Revoke access
-                  </button>
-                </form>
-              </td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-  </div>`;
+  return dataTable({
+    labelledBy: 'authorized-heading',
+    columns: ['App', 'Scopes', 'Since', 'Action'],
+    rows: view.authorized.map((grant) => authorizedRow(grant, view.session.csrfToken)),
+  });
 }
 
 function typeChoice(value: string, current: string, label: string, hint: string): Html {
