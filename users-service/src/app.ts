@@ -1,6 +1,6 @@
 import type { Express, Router } from 'express';
 import type { TxDeps } from '@community/events';
-import { createServiceApp, type HealthOptions } from '@community/http-kit';
+import { createServiceApp, type HealthOptions, type ServiceAppOptions } from '@community/http-kit';
 import type { Logger } from '@community/logging';
 import type { UsageTracker } from './domain/keys/usage-tracker';
 import type { OAuthSettings } from './domain/oauth/oauth-server';
@@ -20,6 +20,19 @@ export interface AppDeps extends TxDeps {
   pages?: (router: Router) => void;
 }
 
+/** The OAuth protocol endpoints: their own paths, form bodies, RFC wire formats. */
+export function protocolMounts(deps: AppDeps): NonNullable<ServiceAppOptions['mounts']> {
+  return [
+    { path: '/api/v1/oauth/token', body: 'form', routes: (router) => tokenEndpoint(router, deps) },
+    { path: '/api/v1/oauth/revoke', body: 'form', routes: (router) => revocationEndpoint(router, deps) },
+    {
+      path: '/.well-known/oauth-authorization-server',
+      body: 'none',
+      routes: (router) => metadataEndpoint(router, deps),
+    },
+  ];
+}
+
 /** The users-service HTTP app; it never listens itself, so tests can mount it on port 0. */
 export function buildApp(deps: AppDeps): Express {
   return createServiceApp({
@@ -31,15 +44,7 @@ export function buildApp(deps: AppDeps): Express {
       keysRoutes(router, deps);
       oauthAppsRoutes(router, deps);
     },
-    mounts: [
-      { path: '/api/v1/oauth/token', body: 'form', routes: (router) => tokenEndpoint(router, deps) },
-      { path: '/api/v1/oauth/revoke', body: 'form', routes: (router) => revocationEndpoint(router, deps) },
-      {
-        path: '/.well-known/oauth-authorization-server',
-        body: 'none',
-        routes: (router) => metadataEndpoint(router, deps),
-      },
-    ],
+    mounts: protocolMounts(deps),
     pages: deps.pages,
     internal: (router) => internalRoutes(router, deps.sql, deps.usage),
   });

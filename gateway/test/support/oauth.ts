@@ -1,4 +1,5 @@
 import type * as Oauth from 'oauth4webapi' with { 'resolution-mode': 'import' };
+import { responseValidator } from './openapi-contract';
 import { gw, type Stack } from './stack';
 
 /**
@@ -13,18 +14,47 @@ export const PASSWORD = 'a long password';
 /** Nothing listens here: the tests read the redirect's Location instead of following it. */
 export const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 
+/** The answer, as text and as JSON if it is JSON. */
+async function readBody(res: Response): Promise<{ text: string; body: unknown }> {
+  const text = await res.text();
+  try {
+    return { text, body: JSON.parse(text) };
+  } catch {
+    return { text, body: undefined };
+  }
+}
+
+/** fetch for oauth4webapi: every answer it gets is held against the OpenAPI document, as gw() does. */
+async function checkedFetch(url: string, init: RequestInit & { method: string }): Promise<Response> {
+  const res = await fetch(url, init);
+  const { body } = await readBody(res.clone());
+  responseValidator().check({
+    method: init.method,
+    path: url,
+    status: res.status,
+    headers: res.headers,
+    body,
+  });
+  return res;
+}
+
+function httpOptions(oauth: OAuthLib) {
+  // The test stack speaks plain http on loopback.
+  return { [oauth.allowInsecureRequests]: true, [oauth.customFetch]: checkedFetch };
+}
+
 /** The client library, the discovered server and the stack, as every OAuth test needs them. */
 export interface OAuthContext {
   oauth: OAuthLib;
   as: Oauth.AuthorizationServer;
   stack: Stack;
-  /** The test stack speaks plain http on loopback. */
-  http: { [key: symbol]: boolean };
+  /** Options for every oauth4webapi request: plain http allowed, answers checked. */
+  http: ReturnType<typeof httpOptions>;
 }
 
 export async function oauthContext(stack: Stack): Promise<OAuthContext> {
   const oauth = await loadOauth();
-  const http = { [oauth.allowInsecureRequests]: true };
+  const http = httpOptions(oauth);
   const issuer = new URL(stack.gateway);
   const as = await oauth.processDiscoveryResponse(
     issuer,
@@ -60,7 +90,11 @@ export interface PageAnswer {
   text: string;
 }
 
-/** A person's browser, reduced to cookies and forms, talking to the gateway without following redirects. */
+/**
+ * A person's browser, reduced to cookies and forms, talking to the gateway without following redirects.
+ * Answers of the API (the authorization endpoint) are held against the document; the account pages
+ * under /account are not part of it.
+ */
 export class Visitor {
   private readonly cookies = new Map<string, string>();
 
@@ -102,7 +136,18 @@ export class Visitor {
       const [name = '', value = ''] = pair.split('=');
       this.cookies.set(name, value);
     }
-    return { status: res.status, location: res.headers.get('location'), text: await res.text() };
+    const answer = await readBody(res);
+    if (!url.pathname.startsWith('/account/')) {
+      responseValidator().check({
+        method,
+        path,
+        status: res.status,
+        headers: res.headers,
+        body: answer.body,
+      });
+    }
+    const text = answer.text;
+    return { status: res.status, location: res.headers.get('location'), text };
   }
 }
 

@@ -1,6 +1,12 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { buildOpenApiDocument, OPERATIONS, type OpenApiDocument, type Tag } from '@community/openapi';
+import {
+  buildOpenApiDocument,
+  OPERATIONS,
+  type Method,
+  type OpenApiDocument,
+  type Tag,
+} from '@community/openapi';
 
 type Json = Record<string, any>;
 
@@ -18,7 +24,6 @@ export class ContractViolation extends Error {
   override name = 'ContractViolation';
 }
 
-const SERVER = '/api/v1';
 const DOC_ID = 'https://community.invalid/openapi.json';
 
 /**
@@ -29,7 +34,7 @@ const DOC_ID = 'https://community.invalid/openapi.json';
 export class ResponseValidator {
   private readonly ajv = new Ajv2020({ allErrors: true, strict: false });
   private readonly compiled = new Map<string, ValidateFunction>();
-  private readonly templates: { template: string; pattern: RegExp; params: number }[];
+  private readonly templates: { template: string; servers: string[]; pattern: RegExp; params: number }[];
   /** operationId → statuses seen, for coverage checks. */
   readonly seen = new Map<string, Set<number>>();
 
@@ -37,9 +42,12 @@ export class ResponseValidator {
     addFormats(this.ajv);
     // Only `components` is needed for `$ref`s to resolve; `strict: false` lets OpenAPI's `example` through.
     this.ajv.addSchema({ $id: DOC_ID, components: document.components as Json }, DOC_ID);
-    this.templates = Object.keys(document.paths)
-      .map((template) => ({
+    const servers = (list: unknown) => (list as { url: string }[]).map(({ url }) => serverPath(url));
+    this.templates = Object.entries(document.paths)
+      .map(([template, item]) => ({
         template,
+        // A path item's own `servers` replace the document's (OpenAPI 3.1 §4.8.9).
+        servers: servers(item.servers ?? document.servers),
         pattern: new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+').replace(/\./g, '\\.')}$`),
         params: (template.match(/\{/g) ?? []).length,
       }))
@@ -92,11 +100,17 @@ export class ResponseValidator {
   private operationFor(method: string, target: string): { operation: Json; name: string } {
     const { pathname } = new URL(target, 'http://localhost');
     const name = `${method.toUpperCase()} ${pathname}`;
-    if (!pathname.startsWith(SERVER)) throw new ContractViolation(`${name} is outside ${SERVER}`);
-    const local = pathname.slice(SERVER.length) || '/';
-    const match = this.templates.find(({ pattern }) => pattern.test(local));
+    // The path under one of the template's servers, e.g. `/posts` of `/api/v1/posts`.
+    const under = (server: string) =>
+      pathname === server || pathname.startsWith(`${server}/`) ? pathname.slice(server.length) || '/' : null;
+    const match = this.templates.find(({ servers, pattern }) =>
+      servers.some((server) => {
+        const local = under(server);
+        return local !== null && pattern.test(local);
+      }),
+    );
     const operation =
-      match && (this.document.paths[match.template]?.[method.toLowerCase()] as Json | undefined);
+      match && (this.document.paths[match.template]?.[method.toLowerCase() as Method] as Json | undefined);
     if (!operation) throw new ContractViolation(`${name} is not an operation of the document`);
     return { operation, name: `${name} (${operation.operationId})` };
   }
@@ -136,8 +150,7 @@ export class ResponseValidator {
   }
 
   private compile(schema: Json): ValidateFunction {
-    // A `$ref` into components resolves against the document added in the constructor.
-    const absolute = schema.$ref ? { $ref: `${DOC_ID}${schema.$ref}` } : schema;
+    const absolute = absoluteRefs(schema) as Json;
     const key = JSON.stringify(absolute);
     let validate = this.compiled.get(key);
     if (!validate) {
@@ -146,6 +159,31 @@ export class ResponseValidator {
     }
     return validate;
   }
+}
+
+/**
+ * The schema with every `$ref` into components made absolute, so that it resolves against the
+ * document added in the constructor, also from inside an inline schema (e.g. an `anyOf`).
+ */
+function absoluteRefs(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(absoluteRefs);
+  if (!node || typeof node !== 'object') return node;
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [
+      key,
+      key === '$ref' && typeof value === 'string' && value.startsWith('#/')
+        ? `${DOC_ID}${value}`
+        : absoluteRefs(value),
+    ]),
+  );
+}
+
+/**
+ * The path part of a server URL, without a trailing slash: the document's servers are relative to
+ * the gateway (`/api/v1`, or `/` for the origin's root), and a path is appended to it.
+ */
+function serverPath(url: string): string {
+  return new URL(url, 'http://localhost').pathname.replace(/\/$/, '');
 }
 
 let shared: ResponseValidator | undefined;

@@ -170,6 +170,8 @@ export async function gw(
 ): Promise<GatewayAnswer> {
   const res = await fetch(stack.gateway + path, {
     method,
+    // A redirect is an answer of its own, held against the document like any other.
+    redirect: 'manual',
     headers: {
       ...(init.key ? { authorization: `Bearer ${init.key}` } : {}),
       ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),

@@ -1,4 +1,4 @@
-import { EVENT_EXAMPLES, RESOURCE_EXAMPLES } from '@community/openapi';
+import { ERROR_EXAMPLES, EVENT_EXAMPLES, OAUTH_ERROR_EXAMPLES, RESOURCE_EXAMPLES } from '@community/openapi';
 import { ContractViolation, ResponseValidator } from '../support/openapi-contract';
 
 const validator = new ResponseValidator();
@@ -88,6 +88,55 @@ describe('ResponseValidator', () => {
       operationId: 'getMe',
       status: 200,
     });
+  });
+
+  it('honours a path-level server: the OAuth metadata lives at the root of the origin', () => {
+    const metadata = (path: string) =>
+      validator.check({
+        method: 'GET',
+        path,
+        status: 200,
+        headers: jsonHeaders({ 'cache-control': 'no-store' }),
+        body: RESOURCE_EXAMPLES.AuthorizationServerMetadata,
+      });
+    expect(metadata('/.well-known/oauth-authorization-server')).toEqual({
+      operationId: 'getAuthorizationServerMetadata',
+      status: 200,
+    });
+    expect(() => metadata('/api/v1/.well-known/oauth-authorization-server')).toThrow(/is not an operation/);
+    // The other paths stay under /api/v1.
+    expect(() => listPosts({ path: '/posts' })).toThrow(/is not an operation/);
+    expect(() => listPosts({ path: '/api/v1posts' })).toThrow(/is not an operation/);
+  });
+
+  it('holds token endpoint errors to RFC 6749 §5.2, and takes the gateway’s own 503 envelope too', () => {
+    const token = (status: number, body: unknown, extra: Record<string, string> = {}) =>
+      validator.check({
+        method: 'POST',
+        path: '/api/v1/oauth/token',
+        status,
+        headers: jsonHeaders({ 'cache-control': 'no-store', ...extra }),
+        body,
+      });
+    expect(token(400, OAUTH_ERROR_EXAMPLES.invalid_grant).status).toBe(400);
+    expect(() => token(400, ERROR_EXAMPLES.validation_error)).toThrow(/body must have required property/);
+    expect(() => token(401, OAUTH_ERROR_EXAMPLES.invalid_client)).toThrow(/WWW-Authenticate is missing/);
+    expect(() => token(403, OAUTH_ERROR_EXAMPLES.invalid_client)).toThrow(/does not list/);
+    const gateway = new Headers({
+      'content-type': 'application/json',
+      'x-request-id': 'r',
+      'retry-after': '5',
+    });
+    const unavailable = ERROR_EXAMPLES.service_unavailable;
+    expect(
+      validator.check({
+        method: 'POST',
+        path: '/api/v1/oauth/token',
+        status: 503,
+        headers: gateway,
+        body: unavailable,
+      }).status,
+    ).toBe(503);
   });
 
   it('holds webhook deliveries against the webhooks section', () => {

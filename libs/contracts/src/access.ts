@@ -6,6 +6,16 @@ export type Role = (typeof ROLES)[number];
 export const SCOPES = ['read', 'write', 'webhooks', 'keys', 'moderate', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/** What each scope lets a key or an app do, in words for the account owner (pages and API reference). */
+export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
+  read: 'read everything public (every GET)',
+  write: 'create and change your own posts, comments, likes and profile',
+  webhooks: 'manage your webhooks',
+  keys: 'create and revoke API keys and OAuth apps',
+  moderate: 'pin, lock, edit and delete other people’s content',
+  admin: 'manage categories, plans and roles',
+};
+
 /** Scopes a role may hold at all (DESIGN.md §5): effective rights = key scopes ∩ this. */
 export const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
   member: ['read', 'write', 'webhooks', 'keys'],

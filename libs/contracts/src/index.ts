@@ -8,3 +8,4 @@ export * from './events';
 export * from './users';
 export * from './webhooks';
 export * from './oauth';
+export * from './oauth-protocol';

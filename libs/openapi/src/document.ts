@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import {
   idField,
   listEnvelope,
+  oauthErrorSchema,
   paginationQuery,
   paginationSchema,
   singleEnvelope,
@@ -9,7 +10,8 @@ import {
 } from '@community/contracts';
 import { PAGINATION_EXAMPLE, REQUEST_EXAMPLES, RESOURCE_EXAMPLES } from './examples';
 import { INFO } from './info';
-import { errorStatuses, TAGS, type OperationSpec } from './operation';
+import { OAUTH_ERROR_RESPONSES, oauthErrorResponseComponent } from './oauth-responses';
+import { errorStatuses, TAGS, type Method, type OperationSpec } from './operation';
 import { OPERATIONS } from './operations';
 import {
   commonHeaders,
@@ -31,10 +33,13 @@ import {
   type JsonSchema,
   type ResourceName,
 } from './schemas';
+import { operationSecurity, SECURITY_SCHEMES } from './security';
 import { WEBHOOK_PARAMETERS, webhooksSection } from './webhooks';
 
 type Json = Record<string, unknown>;
-export type OpenApiDocument = Json & { openapi: '3.1.0'; paths: Record<string, Record<string, Json>> };
+/** A path's operations by method, and the servers of a path outside `/api/v1`. */
+export type PathItem = Partial<Record<Method, Json>> & { servers?: Json[] };
+export type OpenApiDocument = Json & { openapi: '3.1.0'; paths: Record<string, PathItem> };
 
 const QUERY_DESCRIPTIONS: Record<string, string> = {
   category: 'Only posts in this category (id).',
@@ -52,12 +57,15 @@ const SINGULAR: Record<string, string> = {
   keys: 'API key',
   webhooks: 'webhook endpoint',
   deliveries: 'delivery',
+  apps: 'OAuth app',
 };
 
-const envelopeName = (op: OperationSpec) =>
-  op.response.kind === 'document'
-    ? 'OpenApiDocument'
-    : `${op.response.schema}${op.response.kind === 'page' ? 'Page' : 'Response'}`;
+function envelopeName({ response: { kind, schema } }: OperationSpec): string {
+  if (kind === 'document') return 'OpenApiDocument';
+  // A protocol answer is the schema itself, without the envelope.
+  if (kind === 'plain') return schema!;
+  return `${schema}${kind === 'page' ? 'Page' : 'Response'}`;
+}
 
 /** The envelopes the operations answer with, each wrapping a named resource. */
 function envelopes(): Record<string, z.ZodType> {
@@ -65,7 +73,7 @@ function envelopes(): Record<string, z.ZodType> {
   for (const op of OPERATIONS) {
     const name = envelopeName(op);
     const schema = op.response.schema as ResourceName | null;
-    if (named[name] || !schema) continue;
+    if (named[name] || !schema || op.response.kind === 'plain') continue;
     const item = RESOURCES[schema];
     named[name] = op.response.kind === 'page' ? listEnvelope(item) : singleEnvelope(item);
   }
@@ -83,8 +91,16 @@ function parameters(op: OperationSpec): Json[] {
   const query = Object.entries(op.query?.shape ?? {}).map(([name, field]) => {
     if (field === paginationQuery.page) return ref('parameters', 'Page');
     if (field === paginationQuery.limit) return ref('parameters', 'Limit');
-    const description = QUERY_DESCRIPTIONS[name];
-    return { name, in: 'query', ...(description ? { description } : {}), schema: toInlineSchema(field) };
+    const { description: own, ...schema } = toInlineSchema(field);
+    const description = QUERY_DESCRIPTIONS[name] ?? own;
+    const required = !field.safeParse(undefined).success;
+    return {
+      name,
+      in: 'query',
+      ...(description ? { description } : {}),
+      ...(required ? { required } : {}),
+      schema,
+    };
   });
   const csrf = op.session ? [ref('parameters', 'CsrfToken')] : [];
   return [...path, ...query, ...csrf];
@@ -96,53 +112,57 @@ function successResponse(op: OperationSpec): Json {
   if (kind === 'page') headers.Link = ref('headers', 'Link');
   if (status === 201) headers.Location = ref('headers', 'Location');
   if (noStore) headers['Cache-Control'] = ref('headers', 'Cache-Control');
+  Object.assign(headers, op.response.headers);
   const item = schema ? RESOURCE_EXAMPLES[schema] : undefined;
   const example =
     kind === 'page'
       ? { success: true, data: [item], pagination: PAGINATION_EXAMPLE }
       : kind === 'single'
         ? { success: true, data: item }
-        : undefined;
+        : item;
   const media: Json = { schema: ref('schemas', envelopeName(op)) };
   if (example) media.example = example;
   return { description, headers, content: { 'application/json': media } };
 }
 
-function security(op: OperationSpec): Json[] {
-  if (!op.scope) return [];
-  const bearer = { bearerAuth: [op.scope] };
-  return op.session ? [bearer, { accountSession: [] }] : [bearer];
-}
-
 function operation(op: OperationSpec): Json {
-  const access = op.scope ? `Scope: \`${op.scope}\`.` : 'No key needed.';
+  const access = op.scope
+    ? `Scope: \`${op.scope}\`.`
+    : op.protocol === 'oauth'
+      ? 'No key: the app authenticates itself.'
+      : 'No key needed.';
   const result: Json = {
     operationId: op.id,
     tags: [op.tag],
     summary: op.summary,
     description: [op.description, access].filter(Boolean).join('\n\n'),
-    security: security(op),
+    security: operationSecurity(op),
     ...(op.scope ? { 'x-required-scope': op.scope } : {}),
   };
   const params = parameters(op);
   if (params.length) result.parameters = params;
   if (op.body) {
+    const media = op.form ? 'application/x-www-form-urlencoded' : 'application/json';
     result.requestBody = {
       required: true,
-      content: {
-        'application/json': { schema: ref('schemas', op.body), example: REQUEST_EXAMPLES[op.body] },
-      },
+      content: { [media]: { schema: ref('schemas', op.body), example: REQUEST_EXAMPLES[op.body] } },
     };
   }
   const responses: Json = { [op.response.status]: successResponse(op) };
-  for (const status of errorStatuses(op)) responses[status] = ref('responses', ERROR_RESPONSES[status]!.name);
+  for (const status of errorStatuses(op)) {
+    const oauth = op.protocol === 'oauth' ? OAUTH_ERROR_RESPONSES[status] : undefined;
+    responses[status] = ref('responses', (oauth ?? ERROR_RESPONSES[status]!).name);
+  }
   result.responses = responses;
   return result;
 }
 
 function paths(): OpenApiDocument['paths'] {
   const result: OpenApiDocument['paths'] = {};
-  for (const op of OPERATIONS) (result[op.path] ??= {})[op.method] = operation(op);
+  for (const op of OPERATIONS) {
+    const item = (result[op.path] ??= op.server ? { servers: [op.server] } : {});
+    item[op.method] = operation(op);
+  }
   return result;
 }
 
@@ -155,6 +175,7 @@ function schemas(): Record<string, JsonSchema> {
       ...envelopes(),
       OpenApiDocument: openApiDocumentSchema,
       ValidationError: validationErrorEnvelope,
+      OAuthError: oauthErrorSchema,
       ...Object.fromEntries(statuses.map((status) => [errorSchemaName(status), errorSchemaFor(status)])),
       ...EVENT_PAYLOADS,
     },
@@ -184,9 +205,16 @@ export function buildOpenApiDocument(): OpenApiDocument {
     webhooks: webhooksSection(),
     components: {
       schemas: schemas(),
-      responses: Object.fromEntries(
-        Object.entries(ERROR_RESPONSES).map(([status, { name }]) => [name, errorResponseComponent(+status)]),
-      ),
+      responses: Object.fromEntries([
+        ...Object.entries(ERROR_RESPONSES).map(([status, { name }]) => [
+          name,
+          errorResponseComponent(+status),
+        ]),
+        ...Object.entries(OAUTH_ERROR_RESPONSES).map(([status, { name }]) => [
+          name,
+          oauthErrorResponseComponent(+status),
+        ]),
+      ]),
       parameters: {
         ...PARAMETERS,
         CsrfToken: {
@@ -198,21 +226,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
         ...WEBHOOK_PARAMETERS,
       },
       headers: HEADER_COMPONENTS,
-      securitySchemes: {
-        bearerAuth: {
-          type: 'http',
-          scheme: 'bearer',
-          bearerFormat: 'API key',
-          description:
-            'An API key (`cpk_` + 40 characters) from the account pages or `POST /keys`. The scopes listed per operation are the key scopes it needs.',
-        },
-        accountSession: {
-          type: 'apiKey',
-          in: 'cookie',
-          name: 'cp_session',
-          description: 'The account pages\u2019 session; the key API accepts it with `x-csrf-token`.',
-        },
-      },
+      securitySchemes: SECURITY_SCHEMES,
     },
   };
 }

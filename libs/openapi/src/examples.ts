@@ -1,6 +1,9 @@
 import type { z } from 'zod';
 import type { ErrorCode, EventData, Pagination, PublicEvent } from '@community/contracts';
+import { OAUTH_REQUEST_EXAMPLES, OAUTH_RESOURCE_EXAMPLES } from './oauth-examples';
 import type { REQUESTS, RequestName, RESOURCES, ResourceName } from './schemas';
+
+export { OAUTH_ERROR_EXAMPLES } from './oauth-examples';
 
 // Typed by the contract schemas, so an example that drifts from them does not compile; the openapi
 // tests also parse every one with its schema.
@@ -112,6 +115,7 @@ export const RESOURCE_EXAMPLES: { [K in ResourceName]: z.output<(typeof RESOURCE
   },
   Deleted: { id: 42, deleted: true },
   ApiInfo: { name: 'Community Platform API', version: '1.0.0' },
+  ...OAUTH_RESOURCE_EXAMPLES,
 };
 
 export const PAGINATION_EXAMPLE: Pagination = {
@@ -149,6 +153,7 @@ export const REQUEST_EXAMPLES: { [K in RequestName]: z.input<(typeof REQUESTS)[K
     description: 'Team chat notifier',
   },
   UpdateWebhookRequest: { enabled: true },
+  ...OAUTH_REQUEST_EXAMPLES,
 };
 
 /** One example body per error code, as the error mapper writes them. */

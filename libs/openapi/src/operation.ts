@@ -12,6 +12,8 @@ export const TAGS = {
   Users: 'Public profiles, your own account, and admin changes of plan and role.',
   Keys: 'API keys. Needs the `keys` scope, or the account session cookie plus `x-csrf-token`.',
   Webhooks: 'Webhook endpoints (`webhooks` scope, owner only) and their delivery log.',
+  OAuth:
+    'OAuth 2.0: register apps (`keys` scope, or the account session plus `x-csrf-token`), and the endpoints apps use to get tokens — authorization code with PKCE, refresh, client credentials (RFC 6749, 7636), revocation (RFC 7009) and metadata (RFC 8414).',
   Meta: 'The API itself: its version and this document.',
 } as const;
 export type Tag = keyof typeof TAGS;
@@ -19,11 +21,15 @@ export type Tag = keyof typeof TAGS;
 /** Error statuses an operation may answer besides the ones every operation shares. */
 export type ExtraError = 404 | 409;
 
+type Json = Record<string, unknown>;
+
 export interface OperationSpec {
   id: string;
   method: Method;
-  /** Path under the server URL `/api/v1`, with `{name}` parameters. */
+  /** Path under the server URL `/api/v1` (or `server`), with `{name}` parameters. */
   path: string;
+  /** A path outside `/api/v1`, e.g. a `/.well-known` document: the server its path is under. */
+  server?: { url: string; description: string };
   tag: Tag;
   summary: string;
   description?: string;
@@ -33,13 +39,25 @@ export interface OperationSpec {
   session?: true;
   query?: z.ZodObject;
   body?: RequestName;
+  /** The body is an HTML form (`application/x-www-form-urlencoded`) instead of JSON. */
+  form?: true;
+  /**
+   * An OAuth 2.0 protocol endpoint (token, revocation): the app authenticates itself (HTTP Basic or
+   * form fields) instead of a bearer, and errors are RFC 6749 §5.2 bodies instead of the envelope.
+   */
+  protocol?: 'oauth';
   response: {
-    status: 200 | 201;
-    /** One object in `data`, or a page of them with `pagination` and a `Link` header. */
-    kind: 'single' | 'page' | 'document';
+    status: 200 | 201 | 302;
+    /**
+     * One object in `data`, or a page of them with `pagination` and a `Link` header; `plain`: the
+     * schema itself, without the envelope (the wire formats of the OAuth RFCs).
+     */
+    kind: 'single' | 'page' | 'document' | 'plain';
     schema: ResourceName | null;
     description: string;
     noStore?: true;
+    /** Further headers of this answer, by name. */
+    headers?: Record<string, Json>;
   };
   /** 404 for unknown ids is added for every path with parameters. */
   errors?: ExtraError[];
@@ -47,10 +65,14 @@ export interface OperationSpec {
 
 /** The error statuses one operation can answer (DESIGN.md §3), in ascending order. */
 export function errorStatuses(op: OperationSpec): number[] {
+  // The gateway reads no bearer there; the app's own authentication fails with 401, and a body that
+  // is not a form is an RFC 6749 `invalid_request` (400), not 415.
+  if (op.protocol === 'oauth') return [400, 401, 413, 429, 500, 503];
   // A key that is sent is always checked, so even the key-less operations can answer 401 and 403.
   const statuses = new Set<number>([401, 403, 429, 500, 503]);
   if (op.body) [400, 413, 415].forEach((status) => statuses.add(status));
-  if (op.query) statuses.add(400);
+  // A redirect passes its query on unread: the page it leads to checks it.
+  if (op.query && op.response.status !== 302) statuses.add(400);
   if (op.path.includes('{')) statuses.add(404);
   for (const status of op.errors ?? []) statuses.add(status);
   return [...statuses].sort((a, b) => a - b);

@@ -32,8 +32,12 @@ export const HEADERS: Record<string, Json> = {
   'Retry-After': { description: 'Seconds to wait before trying again.', schema: integer(1) },
   'WWW-Authenticate': { description: 'Always `Bearer`.', schema: { type: 'string', const: 'Bearer' } },
   'Cache-Control': {
-    description: 'The answer holds a secret: `no-store`.',
+    description: 'The answer holds a secret or is good for this request only: `no-store`.',
     schema: { type: 'string', const: 'no-store' },
+  },
+  Pragma: {
+    description: '`no-cache`, for HTTP/1.0 caches (RFC 6749 §5.1).',
+    schema: { type: 'string', const: 'no-cache' },
   },
 };
 

@@ -22,6 +22,12 @@ export const RESOURCES = {
   Delivery: c.deliverySchema,
   Deleted: c.deletedSchema,
   ApiInfo: c.apiInfoSchema,
+  OAuthApp: c.oauthAppSchema,
+  OAuthAppWithSecret: c.oauthAppWithSecretSchema,
+  Redirect: c.redirectSchema,
+  TokenResponse: c.tokenResponse,
+  RevocationResult: c.revocationResultSchema,
+  AuthorizationServerMetadata: c.authorizationServerMetadataSchema,
 } as const;
 export type ResourceName = keyof typeof RESOURCES;
 
@@ -40,6 +46,9 @@ export const REQUESTS = {
   CreateApiKeyRequest: c.createKeyBody,
   CreateWebhookRequest: c.createWebhookBody,
   UpdateWebhookRequest: c.updateWebhookBody,
+  CreateOAuthAppRequest: c.createOAuthAppBody,
+  TokenRequest: c.tokenRequest,
+  RevocationRequest: c.revocationRequest,
 } as const;
 export type RequestName = keyof typeof REQUESTS;
 

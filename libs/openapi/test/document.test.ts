@@ -1,10 +1,11 @@
 import type { z } from 'zod';
-import { PUBLIC_EVENTS, webhookPayload } from '@community/contracts';
+import { oauthErrorSchema, PUBLIC_EVENTS, SCOPES, webhookPayload } from '@community/contracts';
 import {
   buildOpenApiDocument,
   ERROR_EXAMPLES,
   errorStatuses,
   EVENT_EXAMPLES,
+  OAUTH_ERROR_EXAMPLES,
   OPERATIONS,
   REQUEST_EXAMPLES,
   REQUESTS,
@@ -13,10 +14,12 @@ import {
 } from '@community/openapi';
 
 const document = buildOpenApiDocument();
-const operations = Object.values(document.paths).flatMap((item) => Object.values(item)) as Record<
-  string,
-  any
->[];
+const METHODS = new Set(['get', 'put', 'post', 'delete']);
+const operations = Object.values(document.paths).flatMap((item) =>
+  Object.entries(item)
+    .filter(([key]) => METHODS.has(key))
+    .map(([, operation]) => operation),
+) as Record<string, any>[];
 
 describe('the generated document', () => {
   it('is deterministic, key order included', () => {
@@ -43,16 +46,56 @@ describe('the generated document', () => {
           'X-RateLimit-Reset',
         ]),
       );
-      expect(operation.security).toEqual(
-        op.scope ? expect.arrayContaining([{ bearerAuth: [op.scope] }]) : [],
-      );
+      const security = op.scope
+        ? expect.arrayContaining([{ bearerAuth: [op.scope] }, { oauth2: [op.scope] }])
+        : op.protocol === 'oauth'
+          ? [{ clientSecretBasic: [] }, {}]
+          : [];
+      expect(operation.security).toEqual(security);
+    }
+  });
+
+  it('answers the OAuth token and revocation errors in RFC 6749 form, the gateway’s 429 in the envelope', () => {
+    for (const path of ['/oauth/token', '/oauth/revoke']) {
+      const operation = document.paths[path]!.post as any;
+      expect(Object.keys(operation.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
+      expect(operation.responses['400']).toEqual({ $ref: '#/components/responses/OAuthBadRequest' });
+      expect(operation.responses['401']).toEqual({ $ref: '#/components/responses/OAuthUnauthorized' });
+      expect(operation.responses['429']).toEqual({ $ref: '#/components/responses/TooManyRequests' });
+    }
+    const token = (document.paths['/oauth/token']!.post as any).responses['200'];
+    expect(token.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/TokenResponse' });
+    expect(Object.keys(token.headers)).toEqual(expect.arrayContaining(['Cache-Control', 'Pragma']));
+  });
+
+  it('puts the RFC 8414 metadata at the root of the origin with a path-level server', () => {
+    expect(document.servers).toEqual([expect.objectContaining({ url: '/api/v1' })]);
+    const item = document.paths['/.well-known/oauth-authorization-server']!;
+    expect(item.servers).toEqual([expect.objectContaining({ url: '/' })]);
+    expect(item.get!.operationId).toBe('getAuthorizationServerMetadata');
+    const others = Object.entries(document.paths).filter(([path]) => !path.startsWith('/.well-known/'));
+    for (const [, other] of others) expect(other.servers).toBeUndefined();
+  });
+
+  it('offers OAuth 2.0 beside the bearer scheme, with every scope described', () => {
+    const { oauth2 } = (document.components as any).securitySchemes;
+    const { authorizationCode, clientCredentials } = oauth2.flows;
+    expect(authorizationCode).toMatchObject({
+      authorizationUrl: '/api/v1/oauth/authorize',
+      tokenUrl: '/api/v1/oauth/token',
+      refreshUrl: '/api/v1/oauth/token',
+    });
+    expect(clientCredentials.tokenUrl).toBe('/api/v1/oauth/token');
+    for (const flow of [authorizationCode, clientCredentials]) {
+      expect(Object.keys(flow.scopes)).toEqual([...SCOPES]);
+      for (const text of Object.values(flow.scopes)) expect(text).toMatch(/^[A-Z].{10,}\.$/);
     }
   });
 
   it('documents the Link header on every list and paging parameters where they apply', () => {
     const lists = OPERATIONS.filter((candidate) => candidate.response.kind === 'page');
     // The key list is always one page: GET /keys takes no paging parameters.
-    expect(lists.filter((op) => !op.query).map((op) => op.id)).toEqual(['listApiKeys']);
+    expect(lists.filter((op) => !op.query).map((op) => op.id)).toEqual(['listApiKeys', 'listOAuthApps']);
     for (const op of lists) {
       const operation = document.paths[op.path]![op.method] as any;
       expect(operation.responses['200'].headers.Link).toEqual({ $ref: '#/components/headers/Link' });
@@ -88,6 +131,12 @@ describe('the examples', () => {
     expect((REQUESTS[name] as z.ZodType).safeParse(REQUEST_EXAMPLES[name]).error).toBeUndefined();
   });
 
+  it.each(Object.keys(OAUTH_ERROR_EXAMPLES))('OAuth error %s parses as an RFC 6749 error', (code) => {
+    const example = OAUTH_ERROR_EXAMPLES[code as keyof typeof OAUTH_ERROR_EXAMPLES];
+    expect(oauthErrorSchema.safeParse(example).error).toBeUndefined();
+    expect(example.error).toBe(code);
+  });
+
   it.each(PUBLIC_EVENTS)('%s parses as a webhook body', (event) => {
     expect(webhookPayload(event).safeParse(EVENT_EXAMPLES[event]).error).toBeUndefined();
   });
@@ -97,5 +146,15 @@ describe('the examples', () => {
     expect(RESOURCE_EXAMPLES.CreatedApiKey.key.startsWith(RESOURCE_EXAMPLES.CreatedApiKey.prefix)).toBe(true);
     expect(Buffer.from(RESOURCE_EXAMPLES.CreatedWebhook.secret.slice(6), 'base64')).toHaveLength(32);
     expect(Object.keys(ERROR_EXAMPLES)).toHaveLength(13);
+    const app = RESOURCE_EXAMPLES.OAuthAppWithSecret;
+    expect(app.client_id).toMatch(/^cpi_[0-9A-Za-z]{24}$/);
+    expect(app.client_secret).toMatch(/^cps_[0-9A-Za-z]{40}$/);
+    expect(RESOURCE_EXAMPLES.TokenResponse.access_token).toMatch(/^cpo_[0-9A-Za-z]{40}$/);
+    expect(RESOURCE_EXAMPLES.TokenResponse.refresh_token).toMatch(/^cpr_[0-9A-Za-z]{40}$/);
+    const request = REQUEST_EXAMPLES.TokenRequest;
+    expect(request.grant_type === 'authorization_code' && request.code).toMatch(/^cpa_[0-9A-Za-z]{40}$/);
+    expect(new URLSearchParams(RESOURCE_EXAMPLES.Redirect.location.split('?')[1]).get('client_id')).toBe(
+      app.client_id,
+    );
   });
 });

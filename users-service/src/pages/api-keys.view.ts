@@ -1,11 +1,10 @@
-import { ROLE_SCOPES, type ApiKey, type CreatedKey } from '@community/contracts';
+import { ROLE_SCOPES, SCOPE_DESCRIPTIONS, type ApiKey, type CreatedKey } from '@community/contracts';
 import type { Session } from '../domain/accounts/sessions';
 import { confirmedButton, dataTable } from './components';
 import { csrfInput, formAlert, inputField } from './forms';
 import { html, type Html } from './html';
 import { API_PAGE } from './layout';
 import type { Problem } from './problems';
-import { SCOPE_HINTS } from './scope-hints';
 
 export interface KeyFormValues {
   name: string;
@@ -92,7 +91,7 @@ function scopeBoxes(view: KeysView): Html {
             value="${scope}"
             ${view.form.scopes.includes(scope) && html` checked`}
           />
-          <label for="scope-${scope}"><strong>${scope}</strong> — ${SCOPE_HINTS[scope]}</label>
+          <label for="scope-${scope}"><strong>${scope}</strong> — ${SCOPE_DESCRIPTIONS[scope]}</label>
         </div>`,
     )}
     ${error && html`<p class="field-error" id="scopes-error">${error}</p>`}

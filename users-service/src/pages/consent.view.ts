@@ -1,9 +1,9 @@
+import { SCOPE_DESCRIPTIONS } from '@community/contracts';
 import type { Session } from '../domain/accounts/sessions';
 import type { AuthorizationRequest } from '../domain/oauth/authorization-request';
 import { csrfInput } from './forms';
 import { html, type Html } from './html';
 import { APPS_PAGE } from './layout';
-import { SCOPE_HINTS } from './scope-hints';
 
 export const CONSENT_PAGE = '/account/oauth/authorize';
 
@@ -23,7 +23,7 @@ export function consentMain(session: Session, request: AuthorizationRequest): Ht
       account <strong>@${session.username}</strong> with these rights:
     </p>
     <ul id="requested-scopes">
-      ${scopes.map((scope) => html`<li data-scope="${scope}"><strong>${scope}</strong> — ${SCOPE_HINTS[scope]}</li>`)}
+      ${scopes.map((scope) => html`<li data-scope="${scope}"><strong>${scope}</strong> — ${SCOPE_DESCRIPTIONS[scope]}</li>`)}
     </ul>
     <p class="muted">
       It never gets more than your own account may do, and you can take this back at any time under

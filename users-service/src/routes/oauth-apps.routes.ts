@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { createOAuthAppBody } from '@community/contracts';
+import { createOAuthAppBody, type Redirect } from '@community/contracts';
 import type { TxDeps } from '@community/events';
 import { parseId, parseWith, resource, sendCreated, sendData, sendPage } from '@community/http-kit';
 import { deleteApp, listApps, readApp, registerApp, rotateSecret } from '../domain/oauth/manage-apps';
@@ -53,7 +53,8 @@ export function oauthAppsRoutes(router: Router, deps: TxDeps): void {
       const query = req.originalUrl.indexOf('?');
       const location = `/account/oauth/authorize${query >= 0 ? req.originalUrl.slice(query) : ''}`;
       res.setHeader('Cache-Control', 'no-store');
-      res.status(302).location(location).json({ success: true, data: { location } });
+      res.location(location);
+      sendData(res, { location } satisfies Redirect, 302);
     },
   });
 }

@@ -1,13 +1,13 @@
 import type { ErrorRequestHandler, Request } from 'express';
 import { InvalidRequestError, OAuthError } from '@node-oauth/oauth2-server';
-import { AppError, ERROR_STATUS } from '@community/contracts';
+import { AppError, ERROR_STATUS, isOAuthErrorCode, type OAuthErrorBody } from '@community/contracts';
 import { isConnectionError } from '@community/db';
 import { MethodNotAllowedError } from '@community/http-kit';
 import type { Logger } from '@community/logging';
 
 interface OAuthFailure {
   status: number;
-  error: string;
+  error: OAuthErrorBody['error'];
   description: string;
 }
 
@@ -25,7 +25,8 @@ export function formParams(req: Request): Record<string, string> {
 }
 
 function describe(err: unknown, logger: Logger, req: Request): OAuthFailure {
-  if (err instanceof OAuthError && err.name !== 'server_error') {
+  // The library's own faults (e.g. `invalid_argument`, a 500) are not RFC 6749 codes: server errors.
+  if (err instanceof OAuthError && err.name !== 'server_error' && isOAuthErrorCode(err.name)) {
     return { status: err.code, error: err.name, description: err.message };
   }
   const inner: unknown = err instanceof OAuthError ? (err as { inner?: unknown }).inner : err;
@@ -65,6 +66,7 @@ export function oauthErrors(logger: Logger): ErrorRequestHandler {
     if (failure.status === 401) res.setHeader('WWW-Authenticate', 'Basic realm="oauth"');
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('Pragma', 'no-cache');
-    res.status(failure.status).json({ error: failure.error, error_description: failure.description });
+    const body: OAuthErrorBody = { error: failure.error, error_description: failure.description };
+    res.status(failure.status).json(body);
   };
 }

@@ -1,6 +1,12 @@
 import type { Request, Router } from 'express';
 import { Request as OAuthRequest, Response as OAuthResponse } from '@node-oauth/oauth2-server';
-import { SCOPES } from '@community/contracts';
+import {
+  SCOPES,
+  tokenResponse,
+  type AuthorizationServerMetadata,
+  type RevocationResult,
+  type TokenResponse,
+} from '@community/contracts';
 import { resource, sendData } from '@community/http-kit';
 import type { Logger } from '@community/logging';
 import { plainBasic } from '../domain/oauth/client-credentials';
@@ -27,9 +33,11 @@ export function tokenEndpoint(router: Router, deps: OAuthProtocolDeps): void {
       });
       const response = new OAuthResponse();
       await oauthServer(deps, 'token').token(request, response);
+      // The library builds the answer; the contract holds it to what the API reference promises.
+      const body: TokenResponse = tokenResponse.parse(response.body);
       res.setHeader('Cache-Control', 'no-store');
       res.setHeader('Pragma', 'no-cache');
-      res.status(200).json(response.body);
+      res.status(200).json(body);
     },
   });
   router.use(oauthErrors(deps.logger));
@@ -41,7 +49,7 @@ export function revocationEndpoint(router: Router, deps: OAuthProtocolDeps): voi
     post: async (req, res) => {
       await revokePresentedToken(deps, req.headers.authorization, formParams(req));
       res.setHeader('Cache-Control', 'no-store');
-      sendData(res, {});
+      sendData(res, {} satisfies RevocationResult);
     },
   });
   router.use(oauthErrors(deps.logger));
@@ -58,19 +66,20 @@ export function metadataEndpoint(router: Router, deps: OAuthProtocolDeps): void 
       const authMethods = ['client_secret_basic', 'client_secret_post', 'none'];
       // A document derived from request headers must not land in a shared cache for others to read.
       res.setHeader('Cache-Control', deps.oauth.issuer ? 'public, max-age=300' : 'no-store');
-      res.json({
+      const metadata: AuthorizationServerMetadata = {
         issuer,
         authorization_endpoint: `${issuer}/api/v1/oauth/authorize`,
         token_endpoint: `${issuer}/api/v1/oauth/token`,
         revocation_endpoint: `${issuer}/api/v1/oauth/revoke`,
-        scopes_supported: SCOPES,
+        scopes_supported: [...SCOPES],
         response_types_supported: ['code'],
         response_modes_supported: ['query'],
         grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
         token_endpoint_auth_methods_supported: authMethods,
         revocation_endpoint_auth_methods_supported: authMethods,
         code_challenge_methods_supported: ['S256'],
-      });
+      };
+      res.json(metadata);
     },
   });
 }

@@ -1,4 +1,5 @@
 import type { OperationSpec } from '../operation';
+import { OAUTH_OPERATIONS } from './oauth';
 import { POST_OPERATIONS } from './posts';
 import { USER_OPERATIONS } from './users';
 import { WEBHOOK_OPERATIONS } from './webhooks';
@@ -8,4 +9,5 @@ export const OPERATIONS: readonly OperationSpec[] = [
   ...POST_OPERATIONS,
   ...USER_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
+  ...OAUTH_OPERATIONS,
 ];

@@ -1,4 +1,11 @@
-import type { Role, Scope } from '@community/contracts';
+import {
+  AUTHORIZATION_PARAMS,
+  OAUTH_STATE,
+  S256_CHALLENGE,
+  type AuthorizationQuery,
+  type Role,
+  type Scope,
+} from '@community/contracts';
 import type { Sql } from '@community/db';
 import { findClient } from '../../db/oauth-apps.repository';
 import { looksLike } from './oauth-material';
@@ -6,16 +13,7 @@ import { toClient, type OAuthClient } from './oauth-model';
 import { isRegisteredRedirect, parseScopeParam, scopeBeyondRole } from './oauth-scopes';
 
 /** The parameters of an authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3) the consent form carries. */
-export const AUTHORIZATION_PARAMS = [
-  'response_type',
-  'client_id',
-  'redirect_uri',
-  'scope',
-  'state',
-  'code_challenge',
-  'code_challenge_method',
-] as const;
-export type AuthorizationParams = Partial<Record<(typeof AUTHORIZATION_PARAMS)[number], string>>;
+export type AuthorizationParams = Partial<Record<keyof AuthorizationQuery, string>>;
 
 export interface AuthorizationRequest {
   client: OAuthClient;
@@ -34,9 +32,6 @@ export type AuthorizationCheck =
   | { kind: 'valid'; request: AuthorizationRequest }
   | { kind: 'redirect'; location: string }
   | { kind: 'refused'; message: string };
-
-const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
-const PRINTABLE = /^[\x20-\x7e]{0,500}$/;
 
 /** The redirect that reports `error` to the app, keeping the redirect URI's own query. */
 export function errorRedirect(
@@ -77,7 +72,7 @@ export async function checkAuthorizationRequest(
   const state = params.state;
   const back = (error: string, description: string) =>
     ({ kind: 'redirect', location: errorRedirect(redirectUri, error, description, state) }) as const;
-  if (state !== undefined && !PRINTABLE.test(state)) return back('invalid_request', 'state is malformed');
+  if (state !== undefined && !OAUTH_STATE.test(state)) return back('invalid_request', 'state is malformed');
   if (params.response_type !== 'code') {
     return back('unsupported_response_type', 'only response_type=code is supported');
   }
