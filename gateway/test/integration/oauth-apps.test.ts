@@ -5,9 +5,10 @@ import {
   codeFlow,
   oauthContext,
   registerApp,
-  Visitor,
   type OAuthContext,
   type RegisteredApp,
+  signedInMember,
+  whoAmI,
 } from '../support/oauth';
 import { gw, memberWithKey, startStack, type Stack } from '../support/stack';
 
@@ -20,14 +21,8 @@ beforeAll(async () => {
 });
 afterAll(() => stack.stop());
 
-async function member() {
-  const user = await memberWithKey(stack, ['read', 'write', 'keys']);
-  const visitor = new Visitor(stack);
-  await visitor.logIn(user.username);
-  return { ...user, visitor };
-}
-
-const me = (token: string) => gw(stack, 'GET', '/api/v1/users/me', { key: token });
+const me = (token: string) => whoAmI(stack, token);
+const member = (scopes?: string[]) => signedInMember(stack, scopes);
 const refusedSoon = (token: string) =>
   waitFor(async () => (await me(token)).status === 401, { what: 'the token refused', timeoutMs: 5_000 });
 

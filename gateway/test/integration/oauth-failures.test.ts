@@ -8,9 +8,11 @@ import {
   oauthContext,
   registerApp,
   REDIRECT_URI,
-  Visitor,
+  type Visitor,
   type OAuthContext,
   type RegisteredApp,
+  signedInMember,
+  whoAmI,
 } from '../support/oauth';
 import { gw, memberWithKey, startStack, type Stack } from '../support/stack';
 
@@ -23,14 +25,8 @@ beforeAll(async () => {
 });
 afterAll(() => stack.stop());
 
-async function member(scopes = ['read', 'write', 'keys']) {
-  const user = await memberWithKey(stack, scopes);
-  const visitor = new Visitor(stack);
-  await visitor.logIn(user.username);
-  return { ...user, visitor };
-}
-
-const me = (token: string) => gw(stack, 'GET', '/api/v1/users/me', { key: token });
+const me = (token: string) => whoAmI(stack, token);
+const member = (scopes?: string[]) => signedInMember(stack, scopes);
 
 /** Consent given, code in hand, not yet exchanged. */
 async function codeFor(app: RegisteredApp, visitor: Visitor, params: Record<string, string> = {}) {

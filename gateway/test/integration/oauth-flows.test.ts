@@ -5,10 +5,11 @@ import {
   oauthContext,
   registerApp,
   REDIRECT_URI,
-  Visitor,
   type OAuthContext,
+  signedInMember,
+  whoAmI,
 } from '../support/oauth';
-import { gw, memberWithKey, startStack, type Stack } from '../support/stack';
+import { gw, startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
 let ctx: OAuthContext;
@@ -20,15 +21,8 @@ beforeAll(async () => {
 });
 afterAll(() => stack.stop());
 
-/** A member with a key that may manage apps, and a browser signed in as them. */
-async function member() {
-  const user = await memberWithKey(stack, ['read', 'write', 'keys']);
-  const visitor = new Visitor(stack);
-  await visitor.logIn(user.username);
-  return { ...user, visitor };
-}
-
-const me = (token: string) => gw(stack, 'GET', '/api/v1/users/me', { key: token });
+const me = (token: string) => whoAmI(stack, token);
+const member = (scopes?: string[]) => signedInMember(stack, scopes);
 
 describe('discovery (RFC 8414)', () => {
   it('publishes metadata that oauth4webapi accepts, with the gateway as issuer', () => {

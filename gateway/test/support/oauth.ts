@@ -1,6 +1,6 @@
 import type * as Oauth from 'oauth4webapi' with { 'resolution-mode': 'import' };
 import { responseValidator } from './openapi-contract';
-import { gw, type Stack } from './stack';
+import { gw, memberWithKey, type Stack } from './stack';
 
 /**
  * oauth4webapi — a certified OAuth client none of us wrote — is ESM-only: it is loaded with a dynamic
@@ -248,3 +248,14 @@ export async function codeFlow(
   );
   return oauth.processAuthorizationCodeResponse(as, client, response);
 }
+
+/** A member with a key that may manage apps, and a browser signed in as them. */
+export async function signedInMember(stack: Stack, scopes = ['read', 'write', 'keys']) {
+  const user = await memberWithKey(stack, scopes);
+  const visitor = new Visitor(stack);
+  await visitor.logIn(user.username);
+  return { ...user, visitor };
+}
+
+/** `GET /users/me` with an access token (or key): who the gateway says the caller is. */
+export const whoAmI = (stack: Stack, token: string) => gw(stack, 'GET', '/api/v1/users/me', { key: token });
