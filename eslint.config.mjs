@@ -21,7 +21,7 @@ export default tseslint.config(
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
-  { files: ['scripts/**', 'bench/**', 'e2e/scripts/**', '**/config/src/**'], rules: { 'no-console': 'off' } },
+  { files: ['scripts/**', 'bench/**', '**/config/src/**'], rules: { 'no-console': 'off' } },
   // Tests read loosely typed JSON answers; the contract schemas assert their shape instead.
   {
     files: ['**/test/**', 'libs/test-harness/src/**', 'e2e/src/**'],
