@@ -68,9 +68,11 @@ export async function startOwnedStack(label: string): Promise<OwnedStack> {
     freePort(),
     freePort(),
   ]);
+  // Only what the services read, so nothing from the developer's shell (DATABASE_URL, …) leaks in.
   const common: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
+    ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
     NODE_ENV: 'production',
     LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
     INTERNAL_TOKEN: randomBytes(32).toString('base64url'),

@@ -23,7 +23,7 @@ function expectFast503s(outcomes: Outcome[]) {
     expect([o.body?.error, o.retryAfter]).toEqual(['service_unavailable', expect.stringMatching(/^\d+$/)]);
   }
   // Connection refused or reset, or the breaker open: the gateway answers at once, never after a timeout.
-  expect(Math.max(...unavailable.map((o) => o.ms))).toBeLessThan(1_500);
+  expect(Math.max(...unavailable.map((o) => o.ms))).toBeLessThan(2_500);
 }
 
 describe('a service process killed mid-traffic', () => {
@@ -98,7 +98,7 @@ describe('a service process killed mid-traffic', () => {
       // A key the gateway has not seen cannot be verified. Known gap: this 503 carries no limit headers.
       const unseen = await world.call('GET', '/api/v1/posts', { key: fresh.key, ip: member.ip });
       expectError(unseen, 503, 'service_unavailable', { limitHeaders: false });
-      expect(Math.max(me.ms, unseen.ms)).toBeLessThan(1_500);
+      expect(Math.max(me.ms, unseen.ms)).toBeLessThan(2_500);
     } finally {
       await owned.services.users.start();
     }
