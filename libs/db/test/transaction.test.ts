@@ -51,6 +51,23 @@ describe('inTransaction', () => {
     expect(labels.map((r) => [r.id, r.label])).toEqual([[id, 'kept']]);
   });
 
+  it('fails a transaction whose connection is killed while it works elsewhere, and sends nothing more into it', async () => {
+    const work = inTransaction(sql, async (tx) => {
+      const [row] = await tx<{ pid: number }[]>`select pg_backend_pid() as pid`;
+      // Between two queries (publishing to a broker, say) the connection is terminated…
+      await admin`select pg_terminate_backend(${row!.pid})`;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // …and the next query must not be written into the closed socket.
+      await tx`insert into items (label) values ('after the kill')`;
+    });
+    await expect(work).rejects.toMatchObject({ code: expect.any(String) });
+    expect(isConnectionError(await work.catch((err: unknown) => err))).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await sql`select count(*)::int as n from items where label = 'after the kill'`).toEqual([
+      { n: 0 },
+    ]);
+  });
+
   // With sql.begin this crashes the process within a few rounds: postgres.js writes ROLLBACK to the
   // closed socket of a transaction whose connection was terminated (TypeError in nextWrite).
   it('survives connections terminated under busy transactions, failing them with connection errors only', async () => {
