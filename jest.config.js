@@ -36,12 +36,11 @@ const e2e = {
   displayName: 'e2e',
   rootDir: path.join(__dirname, 'e2e'),
   testMatch: external ? ['<rootDir>/test/any-stack/**/*.test.ts'] : ['<rootDir>/test/**/*.test.ts'],
-  // Each file starts its own stack of four processes; most tests wait on real recoveries.
-  testTimeout: 90000,
 };
 
 module.exports = external
-  ? { maxWorkers: 2, projects: [e2e] }
+  ? // A remote stack answers slower than loopback: more time per test than the local 30 s.
+    { maxWorkers: 2, testTimeout: 90000, projects: [e2e] }
   : {
       globalSetup: '<rootDir>/libs/test-harness/src/global-setup.ts',
       globalTeardown: '<rootDir>/libs/test-harness/src/global-teardown.ts',

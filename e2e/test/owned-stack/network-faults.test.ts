@@ -107,7 +107,7 @@ describe('RabbitMQ unreachable', () => {
     ]);
     expect(fanProfile.badges.map((b: { name: string }) => b.name)).toEqual(['Conversationalist']);
     expect(seconds).toBeLessThan(20);
-  });
+  }, 60_000);
 });
 
 describe('Redis unreachable', () => {
@@ -135,7 +135,7 @@ describe('Redis unreachable', () => {
     for (let i = 0; i < 24; i++) expectStatus(await as('GET', '/api/v1/posts'), 200);
     const refused = await as('GET', '/api/v1/posts');
     expect([refused.status, refused.body.error]).toEqual([429, 'rate_limit_exceeded']);
-  });
+  }, 60_000);
 });
 
 describe('PostgreSQL connections dropped', () => {
@@ -190,5 +190,5 @@ describe('PostgreSQL connections dropped', () => {
       what: 'the webhook of a post made after the drop',
     });
     expect(Object.values(owned.services).map((s) => s.pid)).toEqual(pids);
-  });
+  }, 60_000);
 });

@@ -78,7 +78,7 @@ describe('a service process killed mid-traffic', () => {
       .pagination.total_items as number;
     expect(total).toBeGreaterThanOrEqual(written.length);
     await profileWhen(as, author.id, (u) => u.stats.posts === total, 20_000);
-  });
+  }, 60_000);
 
   it('users-service: cached keys keep reaching other services, the rest gets 503 at once, and it recovers', async () => {
     const { world, owned } = target;
@@ -107,7 +107,7 @@ describe('a service process killed mid-traffic', () => {
       intervalMs: 250,
       what: 'users-service behind the gateway again',
     });
-  });
+  }, 60_000);
 });
 
 describe('webhook-service killed between fan-out and delivery', () => {
