@@ -28,6 +28,7 @@ COPY posts-service/package.json posts-service/
 COPY users-service/package.json users-service/
 COPY webhook-service/package.json webhook-service/
 COPY gateway/package.json gateway/
+COPY e2e/package.json e2e/
 
 FROM manifests AS build
 # `npm install`, not `npm ci`: see .ci/run (the lock file cannot list every platform's optional

@@ -31,7 +31,7 @@ export default tseslint.config(
   { files: ['scripts/**', 'bench/**', '**/config/src/**'], rules: { 'no-console': 'off' } },
   // Tests read loosely typed JSON answers; the contract schemas assert their shape instead.
   {
-    files: ['**/test/**', 'libs/test-harness/src/**'],
+    files: ['**/test/**', 'libs/test-harness/src/**', 'e2e/src/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
 );

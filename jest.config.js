@@ -38,10 +38,26 @@ const packages = [
   'deploy',
 ];
 
-module.exports = {
-  globalSetup: '<rootDir>/libs/test-harness/src/global-setup.ts',
-  globalTeardown: '<rootDir>/libs/test-harness/src/global-teardown.ts',
-  maxWorkers: 2,
-  testTimeout: 30000,
-  projects: packages.map((dir) => ({ ...shared, displayName: dir, rootDir: path.join(__dirname, dir) })),
+// The black-box suite (e2e/): with E2E_BASE_URL it targets a running stack, so only the files that
+// apply to a stack it does not own run, and no local infrastructure is looked for.
+const external = Boolean(process.env.E2E_BASE_URL);
+const e2e = {
+  ...shared,
+  displayName: 'e2e',
+  rootDir: path.join(__dirname, 'e2e'),
+  testMatch: external ? ['<rootDir>/test/any-stack/**/*.test.ts'] : ['<rootDir>/test/**/*.test.ts'],
 };
+
+module.exports = external
+  ? // A remote stack answers slower than loopback: more time per test than the local 30 s.
+    { maxWorkers: 2, testTimeout: 90000, projects: [e2e] }
+  : {
+      globalSetup: '<rootDir>/libs/test-harness/src/global-setup.ts',
+      globalTeardown: '<rootDir>/libs/test-harness/src/global-teardown.ts',
+      maxWorkers: 2,
+      testTimeout: 30000,
+      projects: [
+        ...packages.map((dir) => ({ ...shared, displayName: dir, rootDir: path.join(__dirname, dir) })),
+        e2e,
+      ],
+    };

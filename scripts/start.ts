@@ -23,36 +23,13 @@ interface ServiceSpec {
   dir: string;
   portVar: string;
   port: number;
-  /** Where the gateway finds this service, derived from its port unless set. */
-  urlVar?: string;
   color: number;
 }
 
 const SERVICES: ServiceSpec[] = [
-  {
-    name: 'posts',
-    dir: 'posts-service',
-    portVar: 'POSTS_SERVICE_PORT',
-    urlVar: 'POSTS_SERVICE_URL',
-    port: 3001,
-    color: 36,
-  },
-  {
-    name: 'users',
-    dir: 'users-service',
-    portVar: 'USERS_SERVICE_PORT',
-    urlVar: 'USERS_SERVICE_URL',
-    port: 3002,
-    color: 35,
-  },
-  {
-    name: 'webhooks',
-    dir: 'webhook-service',
-    portVar: 'WEBHOOK_SERVICE_PORT',
-    urlVar: 'WEBHOOK_SERVICE_URL',
-    port: 3003,
-    color: 32,
-  },
+  { name: 'posts', dir: 'posts-service', portVar: 'POSTS_SERVICE_PORT', port: 3001, color: 36 },
+  { name: 'users', dir: 'users-service', portVar: 'USERS_SERVICE_PORT', port: 3002, color: 35 },
+  { name: 'webhooks', dir: 'webhook-service', portVar: 'WEBHOOK_SERVICE_PORT', port: 3003, color: 32 },
   // A larger young generation: the proxy allocates per request, and fewer scavenges cut its CPU
   // per request by ~13% (bench/RESULTS.md).
   {
@@ -159,9 +136,6 @@ async function main(): Promise<void> {
 
   for (const spec of SERVICES) {
     spec.port = Number(env[spec.portVar] || spec.port);
-    if (spec.urlVar) env[spec.urlVar] ||= `http://127.0.0.1:${spec.port}`;
-  }
-  for (const spec of SERVICES) {
     const child = spawn(
       process.execPath,
       [

@@ -41,7 +41,28 @@ export const gatewayConfigSchema = z.object({
 
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
 
+const UPSTREAM_PORTS = {
+  POSTS_SERVICE_URL: 'POSTS_SERVICE_PORT',
+  USERS_SERVICE_URL: 'USERS_SERVICE_PORT',
+  WEBHOOK_SERVICE_URL: 'WEBHOOK_SERVICE_PORT',
+} as const;
+
+/**
+ * An unset upstream URL follows its service's port variable (`http://127.0.0.1:<port>`, as the README
+ * documents), so `npm start` with other ports still finds the services; without one, the defaults
+ * above (3001–3003) apply.
+ */
+export function withUpstreamDefaults(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const filled = { ...env };
+  for (const [urlVar, portVar] of Object.entries(UPSTREAM_PORTS)) {
+    const port = env[portVar];
+    if (!env[urlVar] && port && /^\d+$/.test(port) && port !== '0')
+      filled[urlVar] = `http://127.0.0.1:${port}`;
+  }
+  return filled;
+}
+
 export const readConfig = (env: NodeJS.ProcessEnv = process.env): GatewayConfig =>
-  loadConfig(gatewayConfigSchema, env);
+  loadConfig(gatewayConfigSchema, withUpstreamDefaults(env));
 export const parseGatewayConfig = (env: NodeJS.ProcessEnv): GatewayConfig =>
-  parseConfig(gatewayConfigSchema, env);
+  parseConfig(gatewayConfigSchema, withUpstreamDefaults(env));

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Sql } from './client';
+import { inTransaction } from './transaction';
 
 export interface Migration {
   /** Unique, sortable name, e.g. `0001_init.sql`; recorded once applied. */
@@ -24,7 +25,7 @@ export function loadMigrations(dir: string): Migration[] {
 export async function migrate(sql: Sql, schema: string, migrations: Migration[]): Promise<string[]> {
   assertUniqueNames(migrations);
   const ident = sql(schema);
-  return sql.begin(async (tx) => {
+  return inTransaction(sql, async (tx) => {
     await tx`select pg_advisory_xact_lock(hashtext(${'migrate:' + schema}))`;
     // `create schema if not exists` needs CREATE on the database even when the schema exists, which a
     // role that may only use its own, pre-created schema (docker compose, Kubernetes) does not have.

@@ -1,4 +1,4 @@
-import { isConnectionError, type Sql, type Tx } from '@community/db';
+import { inTransaction, isConnectionError, type Sql, type Tx } from '@community/db';
 import type { Logger } from '@community/logging';
 import type { Channel, ConsumeMessage } from 'amqplib';
 import type { Counter, Registry } from 'prom-client';
@@ -135,7 +135,7 @@ export class EventConsumer {
   private async applyOnce(envelope: EventEnvelope, handler: EventHandler): Promise<'applied' | 'duplicate'> {
     for (let failures = 0; ; failures++) {
       try {
-        return await this.opts.sql.begin(async (tx) => {
+        return await inTransaction(this.opts.sql, async (tx) => {
           const claimed = await tx`
             insert into processed_events (event_id, event) values (${envelope.id}, ${envelope.event})
             on conflict do nothing

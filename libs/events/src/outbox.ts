@@ -1,4 +1,4 @@
-import type { Sql, Tx } from '@community/db';
+import { inTransaction, type Sql, type Tx } from '@community/db';
 import type postgres from 'postgres';
 import { createEnvelope, type EventEnvelope } from './envelope';
 
@@ -22,7 +22,7 @@ export interface TxDeps {
 
 /** Runs `work` in one transaction: the change and its outbox events commit together or not at all. */
 export async function transaction<T>(deps: TxDeps, work: (tx: Tx) => Promise<T>): Promise<T> {
-  const result = (await deps.sql.begin(work)) as T;
+  const result = await inTransaction(deps.sql, work);
   deps.afterCommit();
   return result;
 }

@@ -1,4 +1,4 @@
-import type { Sql } from '@community/db';
+import { inTransaction, type Sql } from '@community/db';
 import type { Logger } from '@community/logging';
 import type { Counter, Registry } from 'prom-client';
 import { backoffDelay, errorMessage } from './backoff';
@@ -129,7 +129,7 @@ export class OutboxRelay {
   /** Publishes one batch; returns how many rows it claimed, or throws after recording a failure. */
   private async publishBatch(): Promise<number> {
     let failure: unknown;
-    const taken = await this.opts.sql.begin(async (tx) => {
+    const taken = await inTransaction(this.opts.sql, async (tx) => {
       const rows = await tx<OutboxRow[]>`
         select id, event_id, event, payload::text as payload
         from outbox

@@ -6,7 +6,7 @@ export { signIdentity, verifyIdentity, requireActor, IDENTITY_HEADERS } from './
 export { createRegistry, httpMetrics, requestRecorder, routeOf, type RecordRequest } from './metrics';
 export { mountHealth, type ReadinessCheck, type HealthOptions } from './health';
 export { listen, type RunningServer } from './server';
-export { runService, type Stoppable } from './lifecycle';
+export { runService, lostConnectionRejections, type Stoppable } from './lifecycle';
 export { errorHandler, errorReply, notFound, type ErrorReply, type ErrorContext } from './error-handler';
 export { jsonBody, BODY_LIMIT } from './body';
 export { requestId, requestIdField, takeRequestId } from './request-id';

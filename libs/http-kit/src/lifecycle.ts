@@ -1,3 +1,4 @@
+import { isConnectionError } from '@community/db';
 import type { Logger } from '@community/logging';
 
 export interface Stoppable {
@@ -27,6 +28,7 @@ export function runService(name: string, logger: Logger, start: () => Promise<St
       process.exit(1);
     }
   };
+  process.on('unhandledRejection', lostConnectionRejections(logger));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
 
@@ -40,4 +42,20 @@ export function runService(name: string, logger: Logger, start: () => Promise<St
       process.exit(1);
     },
   );
+}
+
+/**
+ * An `unhandledRejection` listener that survives one known driver fault and nothing else.
+ *
+ * postgres.js (3.4.9) looks up array types on every new connection and drops that query's promise;
+ * when the connection dies during the lookup (PostgreSQL restarting, `pg_terminate_backend`), the
+ * rejection is unhandled and Node would exit. The pool reconnects by itself, so a connection error
+ * is only logged. Any other unhandled rejection is rethrown: the process still dies on real bugs.
+ */
+export function lostConnectionRejections(logger: Logger): (reason: unknown) => void {
+  return (reason) => {
+    if (!isConnectionError(reason)) throw reason;
+    const code = (reason as { code?: string }).code;
+    logger.warn({ err: { code } }, 'a database connection was lost while it was being set up');
+  };
 }

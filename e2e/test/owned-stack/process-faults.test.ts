@@ -1,0 +1,166 @@
+import { waitFor } from '@community/test-harness';
+import { createKeyWithSession } from '../../src/client/account';
+import { expectStatus } from '../../src/client/http';
+import { expectError } from '../../src/contract';
+import { createPost, profileWhen, subscribe } from '../../src/flows';
+import type { OwnedStack } from '../../src/stack/owned-stack';
+import { openOwnedTarget, type Target } from '../../src/target';
+import { runTraffic, type Outcome } from '../../src/traffic';
+import { UNLIMITED } from '../../src/world';
+
+let target: Target & { owned: OwnedStack };
+beforeAll(async () => {
+  target = await openOwnedTarget('procfaults');
+}, 120_000);
+afterAll(() => target?.close(), 60_000);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function expectFast503s(outcomes: Outcome[]) {
+  const unavailable = outcomes.filter((o) => o.status === 503);
+  expect(unavailable.length).toBeGreaterThan(0);
+  for (const o of unavailable) {
+    expect([o.body?.error, o.retryAfter]).toEqual(['service_unavailable', expect.stringMatching(/^\d+$/)]);
+  }
+  // Connection refused or reset, or the breaker open: the gateway answers at once, never after a timeout.
+  expect(Math.max(...unavailable.map((o) => o.ms))).toBeLessThan(2_500);
+}
+
+describe('a service process killed mid-traffic', () => {
+  it('posts-service: 503 at once while it is down, no request hangs, nothing written before the kill is lost', async () => {
+    const { world, owned } = target;
+    const author = await world.member({ plan: UNLIMITED });
+    const as = world.as(author);
+    const categoryId = await world.category();
+    let n = 0;
+    const traffic = runTraffic(
+      4,
+      async (call) => {
+        n += 1;
+        const title = `Written under fire ${n}`;
+        const created = await call('create', 'POST', '/api/v1/posts', {
+          title,
+          content: title,
+          category_id: categoryId,
+        });
+        if (created.status !== 201) await sleep(50);
+        await call('list', 'GET', '/api/v1/posts?limit=5');
+      },
+      as,
+    );
+    await sleep(1_500);
+    await owned.services.posts.kill();
+    const killedAt = Date.now();
+    await sleep(2_000);
+    await owned.services.posts.start();
+    // The breaker lets a trial request through within 5 s and closes on its success.
+    await waitFor(
+      () => traffic.outcomes.some((o) => o.op === 'create' && o.status === 201 && o.at > killedAt + 2_000),
+      {
+        timeoutMs: 20_000,
+        what: 'a post written after the restart',
+      },
+    );
+    await sleep(500);
+    const outcomes = await traffic.stop();
+
+    expect(outcomes.filter((o) => o.status === 0)).toEqual([]);
+    expect([...new Set(outcomes.map((o) => o.status))].sort()).toEqual([200, 201, 503]);
+    expectFast503s(outcomes);
+    const written = outcomes.filter((o) => o.op === 'create' && o.status === 201).map((o) => o.body.data);
+    expect(written.filter((p) => Date.parse(p.created_at) < killedAt).length).toBeGreaterThan(0);
+    for (const post of written) {
+      const read = expectStatus(await as('GET', `/api/v1/posts/${post.id}`), 200).body.data;
+      expect([read.id, read.title]).toEqual([post.id, post.title]);
+    }
+    // Their events were not lost either: the author's post count catches up with the posts that exist.
+    const total = expectStatus(await as('GET', `/api/v1/posts?author=${author.id}&limit=1`), 200).body
+      .pagination.total_items as number;
+    expect(total).toBeGreaterThanOrEqual(written.length);
+    await profileWhen(as, author.id, (u) => u.stats.posts === total, 20_000);
+  }, 60_000);
+
+  it('users-service: cached keys keep reaching other services, the rest gets 503 at once, and it recovers', async () => {
+    const { world, owned } = target;
+    const member = await world.member();
+    const as = world.as(member);
+    const fresh = await createKeyWithSession(member.browser, target.baseUrl, {
+      name: 'unseen',
+      scopes: ['read'],
+    });
+    expectStatus(await as('GET', '/api/v1/posts'), 200); // the gateway now holds this key in its cache
+
+    await owned.services.users.kill();
+    try {
+      expectStatus(await as('GET', '/api/v1/posts'), 200);
+      const me = await as('GET', '/api/v1/users/me');
+      expectError(me, 503, 'service_unavailable');
+      // A key the gateway has not seen cannot be verified. Known gap: this 503 carries no limit headers.
+      const unseen = await world.call('GET', '/api/v1/posts', { key: fresh.key, ip: member.ip });
+      expectError(unseen, 503, 'service_unavailable', { limitHeaders: false });
+      expect(Math.max(me.ms, unseen.ms)).toBeLessThan(2_500);
+    } finally {
+      await owned.services.users.start();
+    }
+    await waitFor(async () => (await as('GET', '/api/v1/users/me')).status === 200, {
+      timeoutMs: 20_000,
+      intervalMs: 250,
+      what: 'users-service behind the gateway again',
+    });
+  }, 60_000);
+});
+
+describe('webhook-service killed between fan-out and delivery', () => {
+  it('delivers every event after the restart, each under one webhook-id, including attempts cut off mid-flight', async () => {
+    const { world, receiver, owned } = target;
+    const watcher = await world.member({ plan: UNLIMITED });
+    const hook = await subscribe(world.as(watcher), receiver, 'crash', ['post.created']);
+    const author = world.as(await world.member({ plan: UNLIMITED }));
+    const categoryId = await world.category();
+
+    // The receiver takes requests and never answers: 10 attempts in flight (the per-endpoint cap),
+    // the rest fanned out and waiting their turn.
+    receiver.setMode({ kind: 'hold' });
+    const before = [];
+    for (let i = 0; i < 14; i++)
+      before.push(await createPost(author, categoryId, { title: `Before crash ${i}` }));
+    await waitFor(
+      async () => {
+        const pending = await world.as(watcher)(
+          'GET',
+          `/api/v1/webhooks/${hook.id}/deliveries?status=pending`,
+        );
+        return receiver.heldCount === 10 && pending.body?.pagination?.total_items === 14;
+      },
+      { timeoutMs: 15_000, what: '14 deliveries stored, 10 of them in flight' },
+    );
+    const inFlight = new Set(receiver.received.filter((r) => r.endpoint === 'crash').map((r) => r.webhookId));
+
+    await owned.services.webhooks.kill();
+    receiver.setMode({ kind: 'ok' });
+    // Events keep coming while it is down; they wait in its queue.
+    const during = [];
+    for (let i = 0; i < 3; i++)
+      during.push(await createPost(author, categoryId, { title: `During crash ${i}` }));
+    const down = await world.as(watcher)('GET', '/api/v1/webhooks');
+    expectError(down, 503, 'service_unavailable');
+    await owned.services.webhooks.start();
+
+    // Attempts cut off mid-flight are tried again when their lease (60 s) runs out; the rest at once.
+    const posts = [...before, ...during];
+    await waitFor(
+      () => {
+        const delivered = new Set(receiver.acknowledged('crash').map((d) => d.data.id));
+        return posts.every((p) => delivered.has(p.id));
+      },
+      { timeoutMs: 100_000, intervalMs: 500, what: `all ${posts.length} posts delivered after the restart` },
+    );
+    const delivered = receiver.acknowledged('crash');
+    for (const post of posts) expect(delivered.filter((d) => d.data.id === post.id)).toHaveLength(1);
+    // The interrupted attempts came back under the webhook-id they first had.
+    for (const id of inFlight) expect(delivered.some((d) => d.webhookId === id)).toBe(true);
+    const log = await world.as(watcher)('GET', `/api/v1/webhooks/${hook.id}/deliveries?limit=100`);
+    const statuses = (expectStatus(log, 200).body.data as { status: string }[]).map((d) => d.status);
+    expect(statuses).toEqual(Array(posts.length).fill('succeeded'));
+  }, 150_000);
+});

@@ -1,0 +1,32 @@
+import { parseGatewayConfig } from '../../src/config';
+
+const base = { INTERNAL_TOKEN: 'a-secret-of-sixteen-chars' };
+
+describe('gateway configuration', () => {
+  it('finds each service on the port its variable names when no URL is given (npm start with other ports)', () => {
+    const config = parseGatewayConfig({
+      ...base,
+      POSTS_SERVICE_PORT: '13001',
+      USERS_SERVICE_PORT: '13002',
+      WEBHOOK_SERVICE_PORT: '13003',
+    });
+    expect([config.POSTS_SERVICE_URL, config.USERS_SERVICE_URL, config.WEBHOOK_SERVICE_URL]).toEqual([
+      'http://127.0.0.1:13001',
+      'http://127.0.0.1:13002',
+      'http://127.0.0.1:13003',
+    ]);
+  });
+
+  it('prefers an explicit URL, and falls back to ports 3001–3003', () => {
+    const config = parseGatewayConfig({
+      ...base,
+      USERS_SERVICE_PORT: '13002',
+      USERS_SERVICE_URL: 'http://users.internal:8000',
+    });
+    expect([config.POSTS_SERVICE_URL, config.USERS_SERVICE_URL, config.WEBHOOK_SERVICE_URL]).toEqual([
+      'http://127.0.0.1:3001',
+      'http://users.internal:8000',
+      'http://127.0.0.1:3003',
+    ]);
+  });
+});
