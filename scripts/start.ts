@@ -173,7 +173,7 @@ async function main(): Promise<void> {
   const gateway = `http://localhost:${SERVICES.find((spec) => spec.name === 'gateway')!.port}`;
   const lines = [
     '',
-    `Community Platform API is up: ${gateway}/api/v1`,
+    `Community Platform API is up: ${gateway}/api/v1 (reference: ${gateway}/docs)`,
     ...SERVICES.filter((spec) => spec.name !== 'gateway').map(
       (spec) =>
         `  ${spec.dir.padEnd(14)} http://127.0.0.1:${spec.port} (internal: /healthz /readyz /metrics)`,
