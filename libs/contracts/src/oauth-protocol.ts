@@ -135,3 +135,22 @@ export const authorizationServerMetadataSchema = z.strictObject({
   code_challenge_methods_supported: z.array(z.string()),
 });
 export type AuthorizationServerMetadata = z.infer<typeof authorizationServerMetadataSchema>;
+
+const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'];
+
+/** What this server supports (RFC 8414), for an issuer such as `https://api.example.com`. */
+export function authorizationServerMetadata(issuer: string): AuthorizationServerMetadata {
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}/api/v1/oauth/authorize`,
+    token_endpoint: `${issuer}/api/v1/oauth/token`,
+    revocation_endpoint: `${issuer}/api/v1/oauth/revoke`,
+    scopes_supported: [...SCOPES],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+    token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    code_challenge_methods_supported: ['S256'],
+  };
+}

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { SCOPES, type OAuthErrorBody, type OAuthErrorCode } from '@community/contracts';
+import { authorizationServerMetadata, type OAuthErrorBody, type OAuthErrorCode } from '@community/contracts';
 import type { REQUESTS, RESOURCES } from './schemas';
 
 // The OAuth examples, typed by the contract schemas like the rest (examples.ts spreads them in).
@@ -42,19 +42,7 @@ export const OAUTH_RESOURCE_EXAMPLES: { [K in OAuthResource]: z.output<(typeof R
     scope: 'read write',
   },
   RevocationResult: {},
-  AuthorizationServerMetadata: {
-    issuer,
-    authorization_endpoint: `${issuer}/api/v1/oauth/authorize`,
-    token_endpoint: `${issuer}/api/v1/oauth/token`,
-    revocation_endpoint: `${issuer}/api/v1/oauth/revoke`,
-    scopes_supported: [...SCOPES],
-    response_types_supported: ['code'],
-    response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-    code_challenge_methods_supported: ['S256'],
-  },
+  AuthorizationServerMetadata: authorizationServerMetadata(issuer),
 };
 
 export const OAUTH_REQUEST_EXAMPLES: { [K in OAuthRequest]: z.input<(typeof REQUESTS)[K]> } = {

@@ -1,9 +1,8 @@
 import type { Request, Router } from 'express';
 import { Request as OAuthRequest, Response as OAuthResponse } from '@node-oauth/oauth2-server';
 import {
-  SCOPES,
+  authorizationServerMetadata,
   tokenResponse,
-  type AuthorizationServerMetadata,
   type RevocationResult,
   type TokenResponse,
 } from '@community/contracts';
@@ -63,23 +62,9 @@ export function metadataEndpoint(router: Router, deps: OAuthProtocolDeps): void 
   resource(router, '/', {
     get: (req, res) => {
       const issuer = issuerOf(req, deps.oauth.issuer);
-      const authMethods = ['client_secret_basic', 'client_secret_post', 'none'];
       // A document derived from request headers must not land in a shared cache for others to read.
       res.setHeader('Cache-Control', deps.oauth.issuer ? 'public, max-age=300' : 'no-store');
-      const metadata: AuthorizationServerMetadata = {
-        issuer,
-        authorization_endpoint: `${issuer}/api/v1/oauth/authorize`,
-        token_endpoint: `${issuer}/api/v1/oauth/token`,
-        revocation_endpoint: `${issuer}/api/v1/oauth/revoke`,
-        scopes_supported: [...SCOPES],
-        response_types_supported: ['code'],
-        response_modes_supported: ['query'],
-        grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
-        token_endpoint_auth_methods_supported: authMethods,
-        revocation_endpoint_auth_methods_supported: authMethods,
-        code_challenge_methods_supported: ['S256'],
-      };
-      res.json(metadata);
+      res.json(authorizationServerMetadata(issuer));
     },
   });
 }
