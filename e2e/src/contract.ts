@@ -14,16 +14,8 @@ const isInt = (value: unknown) => typeof value === 'number' && Number.isInteger(
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-export interface EnvelopeOptions {
-  /**
-   * Whether X-RateLimit-* must be present. Off only for the one known answer without them: the
-   * gateway's 503 when users-service is down and a key cannot be verified (see e2e/README.md).
-   */
-  limitHeaders?: boolean;
-}
-
 /** Everything wrong with an answer from the gateway's API; empty when it keeps the contract. */
-export function envelopeProblems(answer: Answer, { limitHeaders = true }: EnvelopeOptions = {}): string[] {
+export function envelopeProblems(answer: Answer): string[] {
   const problems: string[] = [];
   const type = answer.headers.get('content-type') ?? '';
   if (!/^application\/json\b/.test(type)) problems.push(`content-type is "${type}"`);
@@ -57,9 +49,7 @@ export function envelopeProblems(answer: Answer, { limitHeaders = true }: Envelo
   }
   if (!fromParser(answer)) {
     if (!answer.headers.get('x-request-id')) problems.push('no X-Request-Id');
-    for (const name of limitHeaders
-      ? ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']
-      : []) {
+    for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
       if (!/^\d+$/.test(answer.headers.get(name) ?? '')) problems.push(`no ${name}`);
     }
     if (answer.status === 401 && answer.headers.get('www-authenticate') !== 'Bearer')
@@ -75,16 +65,16 @@ export function envelopeProblems(answer: Answer, { limitHeaders = true }: Envelo
 }
 
 /** Fails with the answer when it breaks the envelope. */
-export function expectEnvelope(answer: Answer, options?: EnvelopeOptions): void {
-  const problems = envelopeProblems(answer, options);
+export function expectEnvelope(answer: Answer): void {
+  const problems = envelopeProblems(answer);
   if (problems.length > 0) {
     throw new Error(`${problems.join('; ')} — HTTP ${answer.status}: ${answer.text.slice(0, 500)}`);
   }
 }
 
 /** An error answer with the given status and code, in the envelope. */
-export function expectError(answer: Answer, status: number, code: string, options?: EnvelopeOptions): void {
-  expectEnvelope(answer, options);
+export function expectError(answer: Answer, status: number, code: string): void {
+  expectEnvelope(answer);
   if (answer.status !== status || answer.body.error !== code) {
     throw new Error(`expected ${status} ${code}, got ${answer.status}: ${answer.text.slice(0, 500)}`);
   }

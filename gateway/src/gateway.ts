@@ -3,6 +3,7 @@ import {
   API_VERSION,
   InsufficientScopeError,
   NotFoundError,
+  type ResolvedKey,
   RateLimitedError,
   ServiceUnavailableError,
   UnauthorizedError,
@@ -65,7 +66,8 @@ export function gateway(deps: GatewayDeps): Pipeline {
     for (const name of Object.keys(req.headers)) if (clientMayNotSet.test(name)) delete req.headers[name];
     const { path, clientIp } = exchange;
     const bearer = carriesClientCredentials(path) ? NO_BEARER : readBearer(req.headers.authorization);
-    const resolved = bearer.kind === 'key' ? await resolveOrUnavailable(deps.keys, bearer.key) : null;
+    const lookup = bearer.kind === 'key' ? await lookUp(deps.keys, bearer.key) : NOBODY;
+    const { resolved } = lookup;
     const actor: Actor | null = resolved
       ? { userId: resolved.user_id, role: resolved.role, scopes: new Set(resolved.scopes) }
       : null;
@@ -82,6 +84,7 @@ export function gateway(deps: GatewayDeps): Pipeline {
         decision.retryAfter,
       );
     }
+    if (lookup.unavailable) throw lookup.unavailable;
 
     const hasSession = /(?:^|;\s*)cp_session=/.test(req.headers.cookie ?? '');
     if (!actor) {
@@ -147,11 +150,23 @@ async function forward(
   }
 }
 
-async function resolveOrUnavailable(keys: KeyResolver, key: string) {
+interface Lookup {
+  resolved: ResolvedKey | null;
+  /** Set when the key could not be checked: the request is counted like one without a key, then refused. */
+  unavailable?: ServiceUnavailableError;
+}
+
+const NOBODY: Lookup = { resolved: null };
+
+async function lookUp(keys: KeyResolver, key: string): Promise<Lookup> {
   try {
-    return await keys.resolve(key);
+    return { resolved: await keys.resolve(key) };
   } catch {
     // users-service is down or its breaker is open: we cannot tell a good key from a bad one.
-    throw new ServiceUnavailableError('API keys cannot be verified right now; try again shortly', 5);
+    const unavailable = new ServiceUnavailableError(
+      'API keys cannot be verified right now; try again shortly',
+      5,
+    );
+    return { resolved: null, unavailable };
   }
 }
