@@ -5,6 +5,7 @@ import {
   logAccess,
   mountHealth,
   notFound,
+  PROBE_PATHS,
   requestRecorder,
   takeRequestId,
   type HealthOptions,
@@ -22,7 +23,6 @@ export interface GatewayAppDeps extends Omit<GatewayDeps, 'openapi' | 'trustsFor
   trustProxy: TrustProxy;
 }
 
-const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
 const isDocsPage = (path: string) => path === '/docs' || path.startsWith('/docs/');
 
 /**
@@ -67,8 +67,9 @@ export function buildApp(deps: GatewayAppDeps): RequestListener {
       logAccess(logger, { method, ...exchange, status: res.statusCode, durationMs });
     });
 
-    if (PROBES.has(exchange.path) || isDocsPage(exchange.path)) {
-      exchange.route = isDocsPage(exchange.path) ? '/docs' : exchange.path;
+    const docs = isDocsPage(exchange.path);
+    if (docs || PROBE_PATHS.has(exchange.path)) {
+      exchange.route = docs ? '/docs' : exchange.path;
       ops(req, res);
       return;
     }

@@ -29,7 +29,7 @@ export interface GatewayDeps {
   upstreams: Record<UpstreamName, Upstream>;
   anonymous: { hourly: number; daily: number };
   /** The serialised OpenAPI document (docs/openapi-document.ts). */
-  openapi: string;
+  openapi: Buffer;
   /**
    * Whether a proxy in front may set `X-Forwarded-*` (TRUST_PROXY). When not, the client's are
    * dropped and the services see only what the gateway itself forwards (protocol, host, address).
@@ -109,7 +109,7 @@ export function gateway(deps: GatewayDeps): Pipeline {
     }
     if (path === OPENAPI_PATH && req.method === 'GET') {
       exchange.route = OPENAPI_PATH;
-      sendDocument(res, deps.openapi);
+      sendDocument(req, res, deps.openapi);
       return;
     }
     const route = routeFor(path);

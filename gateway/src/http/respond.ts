@@ -10,7 +10,17 @@ export function sendJson(
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  const payload = JSON.stringify(body);
+  sendSerialisedJson(req, res, status, JSON.stringify(body), headers);
+}
+
+/** {@link sendJson} for a body that is JSON already, e.g. bytes prepared once at start. */
+export function sendSerialisedJson(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  payload: string | Buffer,
+  headers: Record<string, string> = {},
+): void {
   res.statusCode = status;
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');

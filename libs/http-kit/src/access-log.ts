@@ -1,9 +1,8 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from '@community/logging';
+import { PROBE_PATHS } from './health';
 import { routeOf } from './metrics';
 import { requestIdField } from './request-id';
-
-const PROBES = new Set(['/healthz', '/readyz', '/metrics']);
 
 export interface AccessEntry {
   method: string;
@@ -21,7 +20,7 @@ export interface AccessEntry {
  * Probe and scrape requests log at debug, so orchestrator polling does not drown the real traffic.
  */
 export function logAccess(logger: Logger, entry: AccessEntry): void {
-  const level = PROBES.has(entry.path) && entry.status < 500 ? 'debug' : 'info';
+  const level = PROBE_PATHS.has(entry.path) && entry.status < 500 ? 'debug' : 'info';
   if (!logger.isLevelEnabled(level)) return;
   logger[level](
     {

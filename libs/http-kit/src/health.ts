@@ -37,6 +37,9 @@ async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<Check
   }
 }
 
+/** The paths {@link mountHealth} serves: orchestrator probes and the Prometheus scrape. */
+export const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
+
 /** `/healthz` (the process answers), `/readyz` (per dependency, with the version) and `/metrics`. */
 export function mountHealth(
   router: Router,

@@ -4,7 +4,7 @@ export { resource, MethodNotAllowedError, type Handler } from './resource';
 export { sendData, sendCreated, sendPage, linkHeader, type Page } from './envelope';
 export { signIdentity, verifyIdentity, requireActor, IDENTITY_HEADERS } from './identity';
 export { createRegistry, httpMetrics, requestRecorder, routeOf, type RecordRequest } from './metrics';
-export { mountHealth, type ReadinessCheck, type HealthOptions } from './health';
+export { mountHealth, PROBE_PATHS, type ReadinessCheck, type HealthOptions } from './health';
 export { listen, type RunningServer } from './server';
 export { runService, lostConnectionRejections, type Stoppable } from './lifecycle';
 export { errorHandler, errorReply, notFound, type ErrorReply, type ErrorContext } from './error-handler';
