@@ -1,12 +1,8 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { waitFor } from '@community/test-harness';
 import { gw, startStack, type Stack } from '../support/stack';
-import { launchChromium } from './chromium';
+import { artifactPath, launchChromium } from './chromium';
 
-/** Screenshots for a person to look at; git ignores the folder. */
-const ARTIFACTS = path.join(__dirname, 'artifacts');
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 375, height: 812 };
 const PASSWORD = 'a good long password';
@@ -27,7 +23,6 @@ let browser: Browser;
 
 beforeAll(async () => {
   [stack, browser] = await Promise.all([startStack('browser'), launchChromium()]);
-  mkdirSync(ARTIFACTS, { recursive: true });
 });
 
 afterAll(async () => {
@@ -136,10 +131,10 @@ describe('the account pages in a real browser, through the gateway', () => {
     expect((await gw(stack, 'GET', '/api/v1/keys', { key })).status).toBe(200);
 
     // Pictures for a person, on a desktop and on a phone, where only the keys table may scroll sideways.
-    await page.screenshot({ path: path.join(ARTIFACTS, 'api-keys-desktop.png'), fullPage: true });
+    await page.screenshot({ path: artifactPath('api-keys-desktop.png'), fullPage: true });
     await page.setViewportSize(PHONE);
     expect(await pageWidth(page)).toBe(PHONE.width);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'api-keys-phone.png'), fullPage: true });
+    await page.screenshot({ path: artifactPath('api-keys-phone.png'), fullPage: true });
 
     // Shown once: opened again (by address, as a reload would send the form's POST again) it shows the prefix.
     const reopened = await page.goto(url('/account/settings/api'));

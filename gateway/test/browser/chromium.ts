@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 
 /** Debian's package (`apt-get install chromium`); the tests never download a browser. */
@@ -18,4 +20,13 @@ const ARGS = [
 /** A headless Chromium; Playwright gives it a fresh temporary profile and deletes it on close. */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ARGS });
+}
+
+/** Screenshots for a person to look at; git ignores the folder. */
+const ARTIFACTS = path.join(__dirname, 'artifacts');
+
+/** Where a screenshot named `name` goes (the folder is made on first use). */
+export function artifactPath(name: string): string {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return path.join(ARTIFACTS, name);
 }

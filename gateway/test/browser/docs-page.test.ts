@@ -1,19 +1,13 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import type { Browser, ConsoleMessage, Page, Request } from 'playwright-core';
 import { OPERATIONS } from '@community/openapi';
 import { startStack, type Stack } from '../support/stack';
-import { launchChromium } from './chromium';
-
-/** Screenshots for a person to look at; git ignores the folder. */
-const ARTIFACTS = path.join(__dirname, 'artifacts');
+import { artifactPath, launchChromium } from './chromium';
 
 let stack: Stack;
 let browser: Browser;
 
 beforeAll(async () => {
   [stack, browser] = await Promise.all([startStack('docs'), launchChromium()]);
-  mkdirSync(ARTIFACTS, { recursive: true });
 });
 
 afterAll(async () => {
@@ -66,7 +60,7 @@ it('renders every operation from the gateway alone, with no request leaving it',
     expect(offsite).toEqual([]);
     // A CSP violation or a script error would show here.
     expect(problems).toEqual([]);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'docs-overview.png'), fullPage: true });
+    await page.screenshot({ path: artifactPath('docs-overview.png'), fullPage: true });
   } finally {
     await page.context().close();
   }
@@ -86,7 +80,7 @@ it('shows the posts list operation with its parameters and answer', async () => 
     expect(text).toContain('X-RateLimit-Remaining');
     expect(offsite).toEqual([]);
     expect(problems).toEqual([]);
-    await listPosts.screenshot({ path: path.join(ARTIFACTS, 'docs-list-posts.png') });
+    await listPosts.screenshot({ path: artifactPath('docs-list-posts.png') });
   } finally {
     await page.context().close();
   }

@@ -1,14 +1,10 @@
-import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { waitFor } from '@community/test-harness';
 import { oauthContext, PASSWORD, type OAuthContext } from '../support/oauth';
 import { gw, memberWithKey, startStack, type Stack } from '../support/stack';
-import { launchChromium } from './chromium';
-
-const ARTIFACTS = path.join(__dirname, 'artifacts');
+import { artifactPath, launchChromium } from './chromium';
 
 let stack: Stack;
 let browser: Browser;
@@ -33,7 +29,6 @@ beforeAll(async () => {
     callbackServer(),
   ]);
   ctx = await oauthContext(stack);
-  mkdirSync(ARTIFACTS, { recursive: true });
 });
 
 afterAll(async () => {
@@ -68,7 +63,7 @@ async function registerAppOnPage(username: string) {
   expect(answer.status()).toBe(201);
   const clientId = (await page.textContent('#client-id'))!.trim();
   const clientSecret = (await page.textContent('#new-key'))!.trim();
-  await page.screenshot({ path: path.join(ARTIFACTS, 'oauth-apps.png'), fullPage: true });
+  await page.screenshot({ path: artifactPath('oauth-apps.png'), fullPage: true });
   return { clientId, clientSecret };
 }
 
@@ -106,7 +101,7 @@ it('runs the code flow with PKCE through a real consent page, then refresh rotat
       .locator('#requested-scopes li')
       .evaluateAll((items) => items.map((i) => i.getAttribute('data-scope'))),
   ).toEqual(['read', 'write']);
-  await page.screenshot({ path: path.join(ARTIFACTS, 'oauth-consent.png'), fullPage: true });
+  await page.screenshot({ path: artifactPath('oauth-consent.png'), fullPage: true });
 
   // Allow: the browser lands on the app's loopback server with the code.
   await page.click('#allow');
