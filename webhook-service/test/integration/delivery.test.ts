@@ -61,6 +61,12 @@ describe('delivery', () => {
       expect(Math.abs(Number(got.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(10);
       expect(got.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     }
+    // The receiver has the body before the dispatcher has written down its answer: wait for that write.
+    await waitFor(
+      async () =>
+        (await deliveries(endpoint.id)).data.every((d: { status: string }) => d.status !== 'pending'),
+      { what: 'the five attempts recorded' },
+    );
     const log = await deliveries(endpoint.id);
     expect(log.data).toHaveLength(5);
     expect(log.data[0]).toMatchObject({
