@@ -11,7 +11,7 @@
 #   docker build --secret id=ca-certificates,src=/etc/ssl/certs/ca-certificates.crt …
 
 # Node 24 "Krypton" is the LTS line (supported to April 2028). Both stages use the same Debian
-# release, so the Node binary copied into the runtime finds the C++ runtime it was built against.
+# release, so the Node binary copied into the runtime finds the same C and C++ runtime libraries.
 ARG NODE_VERSION=24
 ARG DEBIAN_RELEASE=bookworm
 

@@ -25,11 +25,11 @@ die() {
   exit 1
 }
 
-# shellcheck source=lib/engine.sh
+# shellcheck source=deploy/test/containers/lib/engine.sh
 source "$HERE/lib/engine.sh"
-# shellcheck source=lib/bases.sh
+# shellcheck source=deploy/test/containers/lib/bases.sh
 source "$HERE/lib/bases.sh"
-# shellcheck source=lib/stack.sh
+# shellcheck source=deploy/test/containers/lib/stack.sh
 source "$HERE/lib/stack.sh"
 
 STACK_STARTED=
@@ -66,7 +66,9 @@ start_health_checks
 
 node_major=$(sed -n 's/^ARG NODE_VERSION=//p' Dockerfile)
 release=$(sed -n 's/^ARG DEBIAN_RELEASE=//p' Dockerfile)
-[ -n "$node_major" ] && [ -n "$release" ] || die "the Dockerfile must declare ARG NODE_VERSION and ARG DEBIAN_RELEASE"
+if [ -z "$node_major" ] || [ -z "$release" ]; then
+  die "the Dockerfile must declare ARG NODE_VERSION and ARG DEBIAN_RELEASE"
+fi
 assemble_debian "$release"
 assemble_node "$node_major" "$release"
 write_env

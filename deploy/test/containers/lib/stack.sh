@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The compose stack (sourced by run.sh): the four service images built from the repository's
 # Dockerfile, the repository's docker-compose.yml started with a generated .env, and its teardown.
 
