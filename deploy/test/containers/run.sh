@@ -88,7 +88,7 @@ wait_healthy 300
 
 receiver_host=$(egress_gateway)
 [ -n "$receiver_host" ] || die "no gateway address on ${PROJECT}_egress"
-export E2E_BASE_URL="http://127.0.0.1:$GATEWAY_PORT" E2E_ADMIN_USERNAME=admin E2E_ADMIN_PASSWORD="$ADMIN_PASSWORD" \
+export E2E_BASE_URL="http://127.0.0.1:$GATEWAY_PORT" E2E_ADMIN_USERNAME="$ADMIN_USERNAME" E2E_ADMIN_PASSWORD="$ADMIN_PASSWORD" \
   E2E_RECEIVER_HOST="$receiver_host" E2E_RECEIVER_BIND="$receiver_host"
 step "e2e suite (any-stack) against $E2E_BASE_URL, webhook receiver on $receiver_host"
 npx jest --selectProjects e2e </dev/null || die "the e2e suite failed against the compose stack"

@@ -19,32 +19,37 @@ ca_bundle() {
   die "no CA bundle found (set SSL_CERT_FILE)"
 }
 
-random_secret() { node -e 'process.stdout.write(require("node:crypto").randomBytes(24).toString("hex"))'; }
-
 free_port() {
   node -e 'const s=require("node:net").createServer().listen(0,"127.0.0.1",()=>{process.stdout.write(String(s.address().port));s.close()})'
 }
 
-# The only differences from a user's stack: generated secrets, the published port (loopback, a free
-# one), and the two settings the black-box suite needs (e2e/README.md): the gateway trusts the
-# runner's X-Forwarded-For from the containers' private networks, and webhook-service may deliver to
-# the suite's receiver on this machine's bridge address.
+# The .env a user would write from .env.example: every change-me value replaced by 32 random bytes
+# as 64 hex digits (safe in connection URLs, and the form SECRETS_KEY-style keys take). The only
+# other differences: the published port (loopback, a free one), the image tag, and the two settings
+# the black-box suite needs (e2e/README.md): the gateway trusts the runner's X-Forwarded-For from
+# the containers' private networks, and webhook-service may deliver to the suite's receiver on this
+# machine's bridge address.
 write_env() {
   GATEWAY_PORT=$(free_port)
-  ADMIN_PASSWORD=$(random_secret)
-  {
-    for name in INTERNAL_TOKEN POSTGRES_PASSWORD POSTS_DB_PASSWORD USERS_DB_PASSWORD WEBHOOKS_DB_PASSWORD \
-      REDIS_PASSWORD RABBITMQ_PASSWORD; do
-      echo "$name=$(random_secret)"
-    done
-    echo "ADMIN_USERNAME=admin"
-    echo "ADMIN_EMAIL=admin@example.com"
-    echo "ADMIN_PASSWORD=$ADMIN_PASSWORD"
-    echo "GATEWAY_PUBLISHED_PORT=127.0.0.1:$GATEWAY_PORT"
-    echo "IMAGE_TAG=$IMAGE_TAG"
-    echo "TRUST_PROXY=uniquelocal"
-    echo "WEBHOOK_ALLOW_PRIVATE_NETWORKS=true"
-  } >"$WORK/.env"
+  node - "$ROOT/.env.example" "GATEWAY_PUBLISHED_PORT=127.0.0.1:$GATEWAY_PORT" "IMAGE_TAG=$IMAGE_TAG" \
+    TRUST_PROXY=uniquelocal WEBHOOK_ALLOW_PRIVATE_NETWORKS=true >"$WORK/.env" <<'JS'
+const { randomBytes } = require('node:crypto');
+const { readFileSync } = require('node:fs');
+const [example, ...settings] = process.argv.slice(2);
+const overrides = new Map(settings.map((s) => [s.slice(0, s.indexOf('=')), s.slice(s.indexOf('=') + 1)]));
+const env = new Map();
+for (const line of readFileSync(example, 'utf8').split('\n')) {
+  const match = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
+  if (match) env.set(match[1], match[2].startsWith('change-me') ? randomBytes(32).toString('hex') : match[2]);
+}
+// Later entries win and keep their place: the overrides replace .env.example's lines.
+for (const [name, value] of new Map([...env, ...overrides])) console.log(`${name}=${value}`);
+JS
+  ADMIN_USERNAME=$(sed -n 's/^ADMIN_USERNAME=//p' "$WORK/.env")
+  ADMIN_PASSWORD=$(sed -n 's/^ADMIN_PASSWORD=//p' "$WORK/.env")
+  if [ -z "$ADMIN_USERNAME" ] || [ -z "$ADMIN_PASSWORD" ]; then
+    die ".env.example must name an admin (ADMIN_USERNAME, ADMIN_PASSWORD)"
+  fi
 }
 
 # build_images: every service compose builds, from the repository's Dockerfile with compose's build
