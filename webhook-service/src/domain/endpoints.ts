@@ -12,6 +12,7 @@ import {
   type Webhook,
 } from '@community/contracts';
 import { transaction, type TxDeps } from '@community/events';
+import { cancelPending } from '../db/deliveries.repository';
 import * as repo from '../db/endpoints.repository';
 import type { EndpointRow } from '../db/rows';
 import { checkUrlForRegistration } from '../delivery/ssrf';
@@ -82,7 +83,10 @@ export async function updateEndpoint(deps: EndpointDeps, actor: Actor, id: numbe
   return transaction(deps, async (tx) => {
     if (!(await repo.findEndpoint(tx, actor.userId, id, { forUpdate: true })))
       throw new NotFoundError('webhook');
-    return toWebhook(await repo.updateEndpoint(tx, id, body));
+    const row = await repo.updateEndpoint(tx, id, body);
+    // Turned off: its backlog will never be sent (turning it on again starts from new events).
+    if (!row.enabled) await cancelPending(tx, id);
+    return toWebhook(row);
   });
 }
 
@@ -92,6 +96,7 @@ export async function deleteEndpoint(deps: TxDeps, actor: Actor, id: number) {
     if (!(await repo.findEndpoint(tx, actor.userId, id, { forUpdate: true })))
       throw new NotFoundError('webhook');
     await repo.softDeleteEndpoint(tx, id);
+    await cancelPending(tx, id);
     return { id, deleted: true as const };
   });
 }
