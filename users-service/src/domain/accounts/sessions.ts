@@ -2,10 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { UnauthorizedError, type Role } from '@community/contracts';
 import type { Sql } from '@community/db';
 import { deleteSession, findSession as querySession, insertSession } from '../../db/sessions.repository';
-import { clearBucket, recordEvent } from '../../db/throttle.repository';
+import { clearBucket } from '../../db/throttle.repository';
 import { findUserByUsername } from '../../db/users.repository';
 import { DUMMY_HASH_PROMISE, verifyPassword } from '../passwords';
-import { assertUnderLimit } from '../throttle';
+import { reserveFromLimit } from '../throttle';
 
 export const SESSION_TTL_SECONDS = 7 * 24 * 3600;
 export const FAILED_LOGINS_ALLOWED = 10;
@@ -24,6 +24,10 @@ const sessionId = (token: string) => createHash('sha256').update(token).digest()
 /**
  * Checks the password and opens a session. Ten failures within 15 minutes for one account from one
  * address lock that pair out for the rest of the window, even with the right password.
+ *
+ * Every attempt is counted as a failure before the password is checked, and the count is decided
+ * and recorded in one step: of any number of parallel attempts at most ten reach scrypt. A right
+ * password clears the count.
  */
 export async function login(
   sql: Sql,
@@ -32,19 +36,15 @@ export async function login(
 ): Promise<{ token: string; session: Session }> {
   const username = credentials.username.trim().toLowerCase();
   const bucket = `login:${username}:${clientIp}`;
-  await assertUnderLimit(
-    sql,
+  await reserveFromLimit(sql, {
     bucket,
-    FAILED_LOGINS_ALLOWED,
-    FAILED_LOGIN_WINDOW_SECONDS,
-    'too many failed logins; try again later',
-  );
+    max: FAILED_LOGINS_ALLOWED,
+    windowSeconds: FAILED_LOGIN_WINDOW_SECONDS,
+    message: 'too many failed logins; try again later',
+  });
   const user = await findUserByUsername(sql, username);
   const valid = await verifyPassword(credentials.password, user?.passwordHash ?? (await DUMMY_HASH_PROMISE));
-  if (!user || !valid) {
-    await recordEvent(sql, bucket);
-    throw new UnauthorizedError('wrong username or password');
-  }
+  if (!user || !valid) throw new UnauthorizedError('wrong username or password');
   await clearBucket(sql, bucket);
   const token = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(24).toString('base64url');

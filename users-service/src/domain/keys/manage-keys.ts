@@ -10,7 +10,12 @@ import {
 } from '@community/contracts';
 import { enqueueEvent, transaction, type TxDeps } from '@community/events';
 import type { Sql } from '@community/db';
-import { insertKey, listKeys as queryKeys, revokeKey as markRevoked } from '../../db/keys.repository';
+import {
+  countLiveKeysLocked,
+  insertKey,
+  listKeys as queryKeys,
+  revokeKey as markRevoked,
+} from '../../db/keys.repository';
 import type { ApiKeyRow } from '../../db/rows';
 import { generateKey } from './key-material';
 
@@ -42,11 +47,7 @@ export async function createKey(deps: TxDeps, creator: KeyCreator, body: CreateK
   if (beyond) throw new InsufficientScopeError(beyond);
   const material = generateKey();
   const row = await transaction(deps, async (tx) => {
-    const [{ count }] = (await tx`
-      select count(*)::int as count from api_keys where user_id = ${creator.userId} and revoked_at is null`) as unknown as [
-      { count: number },
-    ];
-    if (count >= MAX_KEYS_PER_USER) {
+    if ((await countLiveKeysLocked(tx, creator.userId)) >= MAX_KEYS_PER_USER) {
       throw new ConflictError(`you already have ${MAX_KEYS_PER_USER} live keys; revoke one first`);
     }
     return insertKey(tx, {
