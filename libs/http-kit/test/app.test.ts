@@ -71,7 +71,7 @@ const member = { userId: 7, role: 'member' as const, scopes: new Set(['read', 'w
 async function call(
   method: string,
   path: string,
-  init: { body?: string; headers?: Record<string, string> } = {},
+  init: { body?: string | Uint8Array; headers?: Record<string, string> } = {},
 ) {
   const url = `/api/v1${path}`;
   const res = await fetch(server.url + url, {
@@ -120,6 +120,26 @@ describe('createServiceApp', () => {
     expect(ok.status).toBe(201);
     const empty = await call('POST', '/things');
     expect(empty.json.details).toMatchObject({ field: 'name', code: 'required' });
+  });
+
+  it('answers 400 invalid_json for a body that is not valid UTF-8, never replacing the bytes', async () => {
+    const json = { 'content-type': 'application/json' };
+    for (const bytes of [
+      [0xff], // never valid
+      [0xc3, 0x28], // a broken two-byte sequence
+      [0xed, 0xa0, 0x80], // an encoded UTF-16 surrogate
+      [0xc0, 0xaf], // an overlong "/"
+    ]) {
+      const body = Buffer.concat([Buffer.from('{"name":"a'), Buffer.from(bytes), Buffer.from('"}')]);
+      const res = await call('POST', '/things', { body, headers: json });
+      expect([res.status, res.json.error, res.json.message]).toEqual([
+        400,
+        'invalid_json',
+        'the request body is not valid UTF-8',
+      ]);
+    }
+    const good = await call('POST', '/things', { body: Buffer.from('{"name":"café"}'), headers: json });
+    expect([good.status, good.json.data.name]).toEqual([201, 'café']);
   });
 
   it('answers 415 for a non-JSON body, 400 for broken JSON and 413 over 64 KiB', async () => {

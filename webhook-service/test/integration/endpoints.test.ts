@@ -42,6 +42,19 @@ describe('webhook endpoints API', () => {
     expect(list.text).not.toContain('whsec_');
   });
 
+  it('answers a body that is not valid UTF-8 with 400 invalid_json', async () => {
+    const res = await h.call(owner, 'POST', '/webhooks', {
+      raw: Buffer.concat([
+        Buffer.from('{"url":"http://127.0.0.1:9/hook","events":["post.created"],"description":"'),
+        Buffer.from([0xc3, 0x28]),
+        Buffer.from('"}'),
+      ]),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'invalid_json', message: 'the request body is not valid UTF-8' });
+  });
+
   it("hides another user's endpoint as 404 on every route", async () => {
     const { id } = (await create({ url: 'http://127.0.0.1:9/a', events: ['post.deleted'] })).body.data;
     for (const [method, path] of [
