@@ -61,7 +61,7 @@ async function generate(deps: TxDeps, req: Request, res: Response, session: Sess
   }
   try {
     // A session may grant whatever the user's role allows, as on the key API.
-    const creator = { userId: session.userId, scopes: new Set(ROLE_SCOPES[session.role]) };
+    const creator = { userId: session.userId, scopes: new Set(ROLE_SCOPES[session.role]), expiresAt: null };
     const newKey = await createKey(deps, creator, keyBody(form));
     // Rendered in this response and nowhere else: no redirect, no URL, no cache.
     await showPage(deps, res, 201, { session, form: DEFAULT_FORM, newKey });

@@ -3,6 +3,7 @@ import {
   InsufficientScopeError,
   NotFoundError,
   toTimestamp,
+  ValidationError,
   type ApiKey,
   type CreatedKey,
   type CreateKeyBody,
@@ -22,10 +23,43 @@ import { generateKey } from './key-material';
 export const DEFAULT_KEY_SCOPES: Scope[] = ['read', 'write'];
 export const MAX_KEYS_PER_USER = 50;
 
-/** Whoever mints a key: the user, and the scopes the minting credential holds. */
+/** Whoever mints a key: the user, the scopes the minting credential holds and when it expires. */
 export interface KeyCreator {
   userId: number;
   scopes: ReadonlySet<Scope>;
+  /** A key or token minting a key: its own expiry (null for the account session or a key that never expires). */
+  expiresAt: Date | null;
+}
+
+/**
+ * The scopes of a new key: those asked for, each held by the creator, or when none are named the
+ * defaults the creator holds. A key with no scope at all could do nothing: it is refused.
+ */
+function scopesFor(creator: KeyCreator, asked: Scope[] | undefined): Scope[] {
+  const scopes = asked ?? DEFAULT_KEY_SCOPES.filter((scope) => creator.scopes.has(scope));
+  const beyond = scopes.find((scope) => !creator.scopes.has(scope));
+  if (beyond) throw new InsufficientScopeError(beyond);
+  if (scopes.length === 0) {
+    throw ValidationError.single(
+      'scopes',
+      'required',
+      `scopes must name at least one scope this key may grant (${[...creator.scopes].join(', ')})`,
+    );
+  }
+  return scopes;
+}
+
+/** A key never outlives the credential that mints it: omitted, it expires with it; later is refused. */
+function expiryFor(creator: KeyCreator, asked: Date | null | undefined): Date | null {
+  if (asked === undefined) return creator.expiresAt;
+  if (creator.expiresAt && (asked === null || asked > creator.expiresAt)) {
+    throw ValidationError.single(
+      'expires_at',
+      'too_big',
+      `expires_at must not be later than the key that creates it (${toTimestamp(creator.expiresAt)})`,
+    );
+  }
+  return asked;
 }
 
 export function toApiKey(row: ApiKeyRow): ApiKey {
@@ -42,9 +76,8 @@ export function toApiKey(row: ApiKeyRow): ApiKey {
 
 /** A new key, never with a scope its creator lacks; the only time the key itself is returned. */
 export async function createKey(deps: TxDeps, creator: KeyCreator, body: CreateKeyBody): Promise<CreatedKey> {
-  const scopes = body.scopes ?? DEFAULT_KEY_SCOPES.filter((scope) => creator.scopes.has(scope));
-  const beyond = scopes.find((scope) => !creator.scopes.has(scope));
-  if (beyond) throw new InsufficientScopeError(beyond);
+  const scopes = scopesFor(creator, body.scopes);
+  const expiresAt = expiryFor(creator, body.expires_at);
   const material = generateKey();
   const row = await transaction(deps, async (tx) => {
     if ((await countLiveKeysLocked(tx, creator.userId)) >= MAX_KEYS_PER_USER) {
@@ -56,7 +89,7 @@ export async function createKey(deps: TxDeps, creator: KeyCreator, body: CreateK
       prefix: material.prefix,
       hash: material.hash,
       scopes,
-      expiresAt: body.expires_at ?? null,
+      expiresAt,
     });
   });
   const { last_used_at: _unused, ...key } = toApiKey(row);
