@@ -12,12 +12,15 @@ import { cancelPending } from '../db/deliveries.repository';
 import { disableEndpoint } from '../db/endpoints.repository';
 import { sendWebhook, type SendResult } from '../delivery/sender';
 import { DISABLE_AFTER_FAILING_MS, nextStep } from './retry-policy';
+import type { SecretBox } from './secret-box';
 
 export interface DispatcherOptions {
   sql: Sql;
   logger: Logger;
   schedule: number[];
   allowPrivate: boolean;
+  /** Opens the sealed signing secrets. */
+  box: SecretBox;
   registry?: Registry;
   /** At most this many attempts in flight per endpoint (DESIGN.md §7). */
   perEndpoint?: number;
@@ -144,13 +147,14 @@ export class Dispatcher {
     add(this.inFlight, endpointId, 1);
     add(this.userInFlight, userId, 1);
     try {
-      const secrets = [delivery.secret];
+      const { box } = this.opts;
+      const secrets = [box.open(delivery.secret)];
       if (
         delivery.previousSecret &&
         delivery.previousSecretExpiresAt &&
         delivery.previousSecretExpiresAt > new Date()
       ) {
-        secrets.push(delivery.previousSecret);
+        secrets.push(box.open(delivery.previousSecret));
       }
       const result = await sendWebhook({
         url: delivery.url,
