@@ -9,6 +9,7 @@ import {
   type Actor,
 } from '@community/contracts';
 import type { Sql } from '@community/db';
+import { matchesHash } from '../domain/accounts/secret-hash';
 import { findSession, type Session } from '../domain/accounts/sessions';
 import type { KeyCreator } from '../domain/keys/manage-keys';
 
@@ -45,7 +46,7 @@ export async function keyCredential(sql: Sql, req: Request, res: Response): Prom
   }
   const session = await currentSession(sql, req);
   if (!session) throw new UnauthorizedError('a key with the keys scope, or an account session, is required');
-  if (!sameSecret(req.headers['x-csrf-token'], session.csrfToken)) {
+  if (!matchesHash(req.headers['x-csrf-token'], session.csrfHash)) {
     throw new ForbiddenError('the x-csrf-token header must carry the CSRF token of your session');
   }
   return { userId: session.userId, scopes: new Set(ROLE_SCOPES[session.role]), expiresAt: null };

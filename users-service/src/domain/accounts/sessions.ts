@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { UnauthorizedError, type Role } from '@community/contracts';
 import type { Sql } from '@community/db';
 import { deleteSession, findSession as querySession, insertSession } from '../../db/sessions.repository';
@@ -6,6 +6,7 @@ import { clearBucket } from '../../db/throttle.repository';
 import { findUserByUsername } from '../../db/users.repository';
 import { DUMMY_HASH_PROMISE, verifyPassword } from '../passwords';
 import { reserveFromLimit } from '../throttle';
+import { csrfTokenOf, sha256 } from './secret-hash';
 
 export const SESSION_TTL_SECONDS = 7 * 24 * 3600;
 export const FAILED_LOGINS_ALLOWED = 10;
@@ -16,10 +17,13 @@ export interface Session {
   username: string;
   displayName: string;
   role: Role;
+  /** For the forms this session's pages render; never stored. */
   csrfToken: string;
+  /** What is stored, and what a submitted token is compared with. */
+  csrfHash: Buffer;
 }
 
-const sessionId = (token: string) => createHash('sha256').update(token).digest();
+const sessionId = sha256;
 
 /**
  * Checks the password and opens a session. Ten failures within 15 minutes for one account from one
@@ -47,11 +51,12 @@ export async function login(
   if (!user || !valid) throw new UnauthorizedError('wrong username or password');
   await clearBucket(sql, bucket);
   const token = randomBytes(32).toString('base64url');
-  const csrfToken = randomBytes(24).toString('base64url');
+  const csrfToken = csrfTokenOf(token);
+  const csrfHash = sha256(csrfToken);
   await insertSession(sql, {
     id: sessionId(token),
     userId: user.id,
-    csrfToken,
+    csrfHash,
     expiresAt: new Date(Date.now() + SESSION_TTL_SECONDS * 1000),
   });
   return {
@@ -62,6 +67,7 @@ export async function login(
       displayName: user.displayName,
       role: user.role,
       csrfToken,
+      csrfHash,
     },
   };
 }
@@ -75,7 +81,8 @@ export async function findSession(sql: Sql, token: string | undefined): Promise<
     username: row.username,
     displayName: row.displayName,
     role: row.role,
-    csrfToken: row.csrfToken,
+    csrfToken: csrfTokenOf(token),
+    csrfHash: row.csrfHash,
   };
 }
 
