@@ -159,6 +159,19 @@ describe('webhook endpoints API', () => {
     expect(refused.body.error).toBe('conflict');
   });
 
+  it('creates exactly 20 of 25 endpoints asked for at once', async () => {
+    const user = actor(778, 'member', ['webhooks']);
+    const statuses = await Promise.all(
+      Array.from(
+        { length: 25 },
+        async (_, i) =>
+          (await create({ url: `http://127.0.0.1:9/burst/${i}`, events: ['post.created'] }, user)).status,
+      ),
+    );
+    expect(statuses.filter((s) => s === 201)).toHaveLength(20);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(5);
+  });
+
   it('needs the webhooks scope', async () => {
     const res = await h.call(actor(9, 'member', ['read', 'write']), 'GET', '/webhooks');
     expect(res.body).toMatchObject({ error: 'insufficient_scope', details: { required_scope: 'webhooks' } });
