@@ -42,7 +42,11 @@ function payload(fields: SignedFields): string {
   // An empty query (`/posts?`) reaches the service as `/posts` through some clients and proxies.
   const target = fields.url.endsWith('?') ? fields.url.slice(0, -1) : fields.url;
   const { ts, method, userId, role, scopes, clientIp, expires } = fields;
-  return ['v1', ts, method.toUpperCase(), target, userId, role, scopes, clientIp, expires].join('\n');
+  const signed = ['v1', ts, method.toUpperCase(), target, userId, role, scopes, clientIp];
+  // Only when there is one: a credential without expiry signs as before, so a gateway and services
+  // of the previous release still understand each other during a rolling upgrade.
+  if (expires) signed.push(expires);
+  return signed.join('\n');
 }
 
 function sign(token: string, fields: SignedFields): string {

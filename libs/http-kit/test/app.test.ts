@@ -31,6 +31,10 @@ function routes(router: Router) {
     get: (req, res) =>
       sendData(res, { id: parseId(req.params.id, 'thing'), actor: requireActor(res.locals).userId }),
   });
+  router.get('/credential', (_req, res) => {
+    const { expiresAt } = requireActor(res.locals);
+    sendData(res, { expires_at: expiresAt ? expiresAt.toISOString() : null });
+  });
   router.get('/boom', () => {
     throw new Error('select * from secrets where password = hunter2');
   });
@@ -222,6 +226,32 @@ describe('createServiceApp', () => {
       actor: member,
     });
     expect((await fetch(`${server.url}/api/v1/things/1`, { headers: wrongKey })).status).toBe(401);
+  });
+
+  it("signs the credential's expiry: passed on when signed, refused when added or changed", async () => {
+    const url = '/api/v1/credential';
+    const get = (headers: Record<string, string>) => fetch(server.url + url, { headers });
+    const expiring = { ...member, expiresAt: new Date('2027-01-31T00:00:00Z') };
+    const signed = signIdentity(token, { method: 'GET', url, actor: expiring });
+    expect(signed['x-user-expires']).toBe('2027-01-31T00:00:00Z');
+    expect(await (await get(signed)).json()).toEqual({
+      success: true,
+      data: { expires_at: '2027-01-31T00:00:00.000Z' },
+    });
+
+    const changed = await get({ ...signed, 'x-user-expires': '2099-01-01T00:00:00Z' });
+    const dropped = { ...signed };
+    delete dropped['x-user-expires'];
+    const unsignedExpiry = {
+      ...signIdentity(token, { method: 'GET', url, actor: member }),
+      'x-user-expires': '2027-01-31T00:00:00Z',
+    };
+    expect([changed.status, (await get(dropped)).status, (await get(unsignedExpiry)).status]).toEqual([
+      401, 401, 401,
+    ]);
+
+    const never = await get(signIdentity(token, { method: 'GET', url, actor: member }));
+    expect(await never.json()).toEqual({ success: true, data: { expires_at: null } });
   });
 
   it('passes the signed actor to handlers', async () => {
