@@ -14,7 +14,7 @@ const APPS = ['gateway', 'posts-service', 'users-service', 'webhook-service'];
 const INFRA = ['postgres', 'redis', 'rabbitmq'];
 /** Variables that carry a secret, alone or inside a URL: they must come from .env, never literal. */
 const SECRET_VARIABLES =
-  /^(INTERNAL_TOKEN|DATABASE_URL|AMQP_URL|REDIS_URL|.*PASSWORD.*|RABBITMQ_DEFAULT_PASS)$/;
+  /^(INTERNAL_TOKEN|SECRETS_KEY|DATABASE_URL|AMQP_URL|REDIS_URL|.*PASSWORD.*|RABBITMQ_DEFAULT_PASS)$/;
 
 const environmentOf = (service: Service): Record<string, unknown> =>
   Array.isArray(service.environment)

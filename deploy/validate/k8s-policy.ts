@@ -47,7 +47,7 @@ const EGRESS_PORTS: Record<string, number[]> = {
   'users-service': [5432, 5672],
   'webhook-service': [5432, 5672, 443, 80],
 };
-const SECRET_ENV = /^(INTERNAL_TOKEN|DATABASE_URL|AMQP_URL|REDIS_URL|.*PASSWORD.*)$/;
+const SECRET_ENV = /^(INTERNAL_TOKEN|SECRETS_KEY|DATABASE_URL|AMQP_URL|REDIS_URL|.*PASSWORD.*)$/;
 /** apimachinery's resource.Quantity grammar; the OpenAPI schema types quantities as plain strings. */
 const QUANTITY = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+|[numkMGTPE]|[KMGTPE]i)?$/;
 

@@ -69,7 +69,12 @@ export function gateway(deps: GatewayDeps): Pipeline {
     const lookup = bearer.kind === 'key' ? await lookUp(deps.keys, bearer.key) : NOBODY;
     const { resolved } = lookup;
     const actor: Actor | null = resolved
-      ? { userId: resolved.user_id, role: resolved.role, scopes: new Set(resolved.scopes) }
+      ? {
+          userId: resolved.user_id,
+          role: resolved.role,
+          scopes: new Set(resolved.scopes),
+          expiresAt: resolved.expires_at ? new Date(resolved.expires_at) : null,
+        }
       : null;
     if (actor) exchange.accountId = actor.userId;
 

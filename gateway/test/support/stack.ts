@@ -45,7 +45,12 @@ export async function startStack(
   };
   const users = await startUsers(parseUsersConfig({ ...common, USERS_SERVICE_PORT: '0', ...usersEnv }));
   const webhooks = await startWebhooks(
-    parseWebhookConfig({ ...common, WEBHOOK_SERVICE_PORT: '0', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }),
+    parseWebhookConfig({
+      ...common,
+      WEBHOOK_SERVICE_PORT: '0',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      SECRETS_KEY: randomBytes(32).toString('base64'),
+    }),
   );
   const postsConfig = parsePostsConfig({ ...common, POSTS_SERVICE_PORT: '0' });
   let posts = await startPosts(postsConfig);
