@@ -16,8 +16,10 @@ import type { UsageReporter } from './auth/usage-reporter';
 import { OPENAPI_PATH, sendDocument } from './docs/openapi-document';
 import { setLimitHeaders } from './limits/headers';
 import type { Subject, TwoWindowLimiter } from './limits/limiter';
+import { clientIdOf, KnownClients } from './limits/oauth-clients';
+import { hasBody, readBody } from './http/read-body';
 import { sendJson } from './http/respond';
-import { routeFor, type UpstreamName } from './proxy/route-table';
+import { matchesPrefix, routeFor, type UpstreamName } from './proxy/route-table';
 import type { Upstream } from './proxy/upstream';
 import { carriesClientCredentials, isPublic, requiredScope } from './scopes';
 
@@ -28,6 +30,10 @@ export interface GatewayDeps {
   limiter: TwoWindowLimiter;
   upstreams: Record<UpstreamName, Upstream>;
   anonymous: { hourly: number; daily: number };
+  /** The account pages' and /docs' hourly budget per address (PAGES_HOURLY_LIMIT). */
+  pagesHourly: number;
+  /** How long a client may take to send its body (BODY_TIMEOUT_MS). */
+  bodyTimeoutMs: number;
   /** The serialised OpenAPI document (docs/openapi-document.ts). */
   openapi: Buffer;
   /**
@@ -62,10 +68,17 @@ const NO_BEARER = { kind: 'none' } as const;
  */
 export function gateway(deps: GatewayDeps): Pipeline {
   const clientMayNotSet = deps.trustsForwarded ? GATEWAY_ONLY : GATEWAY_OR_PROXY_ONLY;
+  const knownClients = new KnownClients();
   return async (req, res, exchange) => {
     for (const name of Object.keys(req.headers)) if (clientMayNotSet.test(name)) delete req.headers[name];
     const { path, clientIp } = exchange;
-    const bearer = carriesClientCredentials(path) ? NO_BEARER : readBearer(req.headers.authorization);
+    const page = matchesPrefix(path, '/account');
+    const credentials = carriesClientCredentials(path);
+    // Only the OAuth endpoints need the body before the limiter: it may name the client.
+    let body = credentials && hasBody(req) ? await readBody(req, res, deps.bodyTimeoutMs) : undefined;
+    const clientId = credentials ? clientIdOf(req.headers, body) : null;
+    // Pages authenticate with their session cookie, the OAuth endpoints with the client's own credentials.
+    const bearer = page || credentials ? NO_BEARER : readBearer(req.headers.authorization);
     const lookup = bearer.kind === 'key' ? await lookUp(deps.keys, bearer.key) : NOBODY;
     const { resolved } = lookup;
     const actor: Actor | null = resolved
@@ -75,15 +88,12 @@ export function gateway(deps: GatewayDeps): Pipeline {
 
     const subject: Subject = resolved
       ? { key: `acct:${resolved.user_id}`, kind: 'account', ...resolved.limits }
-      : { key: `ip:${clientIp}`, kind: 'anonymous', ...deps.anonymous };
-    const decision = await deps.limiter.consume(subject);
-    setLimitHeaders(res, decision.shown);
-    if (!decision.allowed) {
-      throw new RateLimitedError(
-        `rate limit exceeded; retry in ${decision.retryAfter} seconds`,
-        decision.retryAfter,
-      );
-    }
+      : page
+        ? pagesSubject(clientIp, deps.pagesHourly)
+        : clientId && knownClients.has(clientId)
+          ? { key: `client:${clientId}`, kind: 'client', ...deps.anonymous }
+          : { key: `ip:${clientIp}`, kind: 'anonymous', ...deps.anonymous };
+    await consume(deps.limiter, subject, res);
     if (lookup.unavailable) throw lookup.unavailable;
 
     const hasSession = /(?:^|;\s*)cp_session=/.test(req.headers.cookie ?? '');
@@ -115,8 +125,34 @@ export function gateway(deps: GatewayDeps): Pipeline {
     const route = routeFor(path);
     if (!route) throw new NotFoundError('route');
     exchange.route = route.prefix;
-    await forward(deps, req, res, route.upstream, actor, exchange);
+    // Read the whole body before the upstream's clock starts: a slow client is never its failure.
+    if (!body && hasBody(req)) body = await readBody(req, res, deps.bodyTimeoutMs);
+    await forward(deps, req, res, route.upstream, actor, exchange, body);
+    if (clientId && res.statusCode === 200) knownClients.remember(clientId);
   };
+}
+
+/** The account pages and /docs: a budget per address of their own, hourly only (DESIGN.md §9). */
+export const pagesSubject = (clientIp: string, hourly: number): Subject => ({
+  key: `pages:${clientIp}`,
+  kind: 'pages',
+  hourly,
+});
+
+/** Counts the request; sets the limit headers, and throws the 429 when over budget. */
+export async function consume(
+  limiter: TwoWindowLimiter,
+  subject: Subject,
+  res: ServerResponse,
+): Promise<void> {
+  const decision = await limiter.consume(subject);
+  setLimitHeaders(res, decision.shown);
+  if (!decision.allowed) {
+    throw new RateLimitedError(
+      `rate limit exceeded; retry in ${decision.retryAfter} seconds`,
+      decision.retryAfter,
+    );
+  }
 }
 
 async function forward(
@@ -126,17 +162,17 @@ async function forward(
   name: UpstreamName,
   actor: Actor | null,
   { path, clientIp }: Exchange,
+  body: Buffer | undefined,
 ) {
   if (!carriesClientCredentials(path)) delete req.headers.authorization;
   // Cookies belong to the account pages and the key API only.
   if (name !== 'users') delete req.headers.cookie;
-  Object.assign(
-    req.headers,
-    signIdentity(deps.internalToken, { method: req.method ?? 'GET', url: req.url ?? '/', actor, clientIp }),
-  );
+  const method = req.method ?? 'GET';
+  // Signed over the path the proxy really sends, whatever it makes of the one the client sent.
+  const headersFor = (url: string) => signIdentity(deps.internalToken, { method, url, actor, clientIp });
   const upstream = deps.upstreams[name];
   try {
-    await upstream.proxy(req, res);
+    await upstream.proxy(req, res, { body, headersFor });
   } catch (err) {
     if (res.headersSent) {
       res.destroy();

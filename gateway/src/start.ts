@@ -10,7 +10,8 @@ import { UsageReporter } from './auth/usage-reporter';
 import { UsersClient } from './auth/users-client';
 import { subscribeToInvalidations } from './events/invalidation';
 import { TwoWindowLimiter } from './limits/limiter';
-import { registerBreakerMetrics, Upstream } from './proxy/upstream';
+import { createBreaker, registerBreakerMetrics } from './proxy/breaker';
+import { Upstream } from './proxy/upstream';
 
 export const SERVICE = 'gateway';
 const VERSION = process.env.npm_package_version ?? '1.0.0';
@@ -54,14 +55,15 @@ export async function start(
   // Give Redis a moment before serving, so the first requests count where every replica sees them.
   await whenReady(redis, 2_000);
 
-  const timeoutMs = config.UPSTREAM_TIMEOUT_MS;
+  const timing = { timeoutMs: config.UPSTREAM_TIMEOUT_MS, stallMs: config.UPSTREAM_STALL_MS, logger };
   const upstreams = {
-    posts: new Upstream({ name: 'posts', target: config.POSTS_SERVICE_URL, timeoutMs, logger }),
-    users: new Upstream({ name: 'users', target: config.USERS_SERVICE_URL, timeoutMs, logger }),
-    webhooks: new Upstream({ name: 'webhooks', target: config.WEBHOOK_SERVICE_URL, timeoutMs, logger }),
+    posts: new Upstream({ name: 'posts', target: config.POSTS_SERVICE_URL, ...timing }),
+    users: new Upstream({ name: 'users', target: config.USERS_SERVICE_URL, ...timing }),
+    webhooks: new Upstream({ name: 'webhooks', target: config.WEBHOOK_SERVICE_URL, ...timing }),
   };
-  registerBreakerMetrics(registry, Object.values(upstreams));
-  const users = new UsersClient(config.USERS_SERVICE_URL, config.INTERNAL_TOKEN, upstreams.users);
+  const keysBreaker = createBreaker('users_keys', logger);
+  registerBreakerMetrics(registry, [...Object.values(upstreams).map((u) => u.breaker), keysBreaker]);
+  const users = new UsersClient(config.USERS_SERVICE_URL, config.INTERNAL_TOKEN, keysBreaker);
   const keys = new KeyResolver({ users, ttlMs: config.KEY_CACHE_TTL_SECONDS * 1000, registry });
   const usage = new UsageReporter(users, logger);
   usage.start();
@@ -76,9 +78,14 @@ export async function start(
     internalToken: config.INTERNAL_TOKEN,
     keys,
     usage,
-    limiter: new TwoWindowLimiter(redis, config.REDIS_PREFIX, registry),
+    limiter: new TwoWindowLimiter(redis, config.REDIS_PREFIX, {
+      replicas: config.GATEWAY_REPLICAS,
+      registry,
+    }),
     upstreams,
     anonymous: { hourly: config.ANON_HOURLY_LIMIT, daily: config.ANON_DAILY_LIMIT },
+    pagesHourly: config.PAGES_HOURLY_LIMIT,
+    bodyTimeoutMs: config.BODY_TIMEOUT_MS,
     trustProxy: config.TRUST_PROXY,
     health: {
       version: VERSION,
@@ -112,6 +119,7 @@ export async function start(
       await usage.stop();
       await amqp.close();
       for (const upstream of Object.values(upstreams)) upstream.close();
+      keysBreaker.shutdown();
       redis.disconnect();
     },
   };
