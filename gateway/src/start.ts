@@ -10,7 +10,7 @@ import { UsageReporter } from './auth/usage-reporter';
 import { UsersClient } from './auth/users-client';
 import { subscribeToInvalidations } from './events/invalidation';
 import { TwoWindowLimiter } from './limits/limiter';
-import { createBreaker, registerBreakerMetrics } from './proxy/breaker';
+import { createBreaker, registerBreakerMetrics, type Breaker } from './proxy/breaker';
 import { Upstream } from './proxy/upstream';
 
 export const SERVICE = 'gateway';
@@ -19,6 +19,8 @@ const VERSION = process.env.npm_package_version ?? '1.0.0';
 export interface GatewayService {
   url: string;
   port: number;
+  /** Every circuit breaker by the name its metric carries (posts, users, webhooks, users_keys). */
+  breakers: Readonly<Record<string, Breaker>>;
   stop(): Promise<void>;
 }
 
@@ -62,7 +64,8 @@ export async function start(
     webhooks: new Upstream({ name: 'webhooks', target: config.WEBHOOK_SERVICE_URL, ...timing }),
   };
   const keysBreaker = createBreaker('users_keys', logger);
-  registerBreakerMetrics(registry, [...Object.values(upstreams).map((u) => u.breaker), keysBreaker]);
+  const breakers = [...Object.values(upstreams).map((u) => u.breaker), keysBreaker];
+  registerBreakerMetrics(registry, breakers);
   const users = new UsersClient(config.USERS_SERVICE_URL, config.INTERNAL_TOKEN, keysBreaker);
   const keys = new KeyResolver({ users, ttlMs: config.KEY_CACHE_TTL_SECONDS * 1000, registry });
   const usage = new UsageReporter(users, logger);
@@ -113,6 +116,7 @@ export async function start(
   return {
     url: server.url,
     port: server.port,
+    breakers: Object.fromEntries(breakers.map((breaker) => [breaker.name, breaker])),
     async stop() {
       shuttingDown = true;
       await server.close(config.SHUTDOWN_GRACE_MS);
