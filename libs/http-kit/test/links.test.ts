@@ -44,7 +44,7 @@ function get(server: RunningServer, url: string, host: string): Promise<string[]
       { headers: { host, ...signIdentity(token, { method: 'GET', url, actor: null }) } },
       (res) => {
         res.resume();
-        const link = res.headers.link ?? '';
+        const link = String(res.headers.link ?? '');
         resolve(link.split(', ').map((part) => /^<([^>]+)>/.exec(part)![1]!));
       },
     );
