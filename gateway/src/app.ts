@@ -13,7 +13,8 @@ import {
 import type { Logger } from '@community/logging';
 import { docsRouter } from './docs/docs-page';
 import { publishedDocument } from './docs/openapi-document';
-import { consume, gateway, pagesSubject, type Exchange, type GatewayDeps } from './gateway';
+import { gateway, type Exchange, type GatewayDeps } from './gateway';
+import { consume, pagesSubject } from './limits/budgets';
 import { clientIpOf, type TrustProxy } from './http/client-ip';
 import { ClientGoneError } from './http/read-body';
 import { sendError } from './http/respond';

@@ -4,7 +4,6 @@ import {
   InsufficientScopeError,
   NotFoundError,
   type ResolvedKey,
-  RateLimitedError,
   ServiceUnavailableError,
   UnauthorizedError,
   type Actor,
@@ -14,8 +13,8 @@ import { readBearer } from './auth/bearer';
 import type { KeyResolver } from './auth/key-resolver';
 import type { UsageReporter } from './auth/usage-reporter';
 import { OPENAPI_PATH, sendDocument } from './docs/openapi-document';
-import { setLimitHeaders } from './limits/headers';
-import type { Subject, TwoWindowLimiter } from './limits/limiter';
+import { consume, subjectFor, type Budgets } from './limits/budgets';
+import type { TwoWindowLimiter } from './limits/limiter';
 import { clientIdOf, KnownClients } from './limits/oauth-clients';
 import { hasBody, readBody } from './http/read-body';
 import { sendJson } from './http/respond';
@@ -23,15 +22,12 @@ import { matchesPrefix, routeFor, type UpstreamName } from './proxy/route-table'
 import type { Upstream } from './proxy/upstream';
 import { carriesClientCredentials, isPublic, requiredScope } from './scopes';
 
-export interface GatewayDeps {
+export interface GatewayDeps extends Budgets {
   internalToken: string;
   keys: KeyResolver;
   usage: UsageReporter;
   limiter: TwoWindowLimiter;
   upstreams: Record<UpstreamName, Upstream>;
-  anonymous: { hourly: number; daily: number };
-  /** The account pages' and /docs' hourly budget per address (PAGES_HOURLY_LIMIT). */
-  pagesHourly: number;
   /** How long a client may take to send its body (BODY_TIMEOUT_MS). */
   bodyTimeoutMs: number;
   /** The serialised OpenAPI document (docs/openapi-document.ts). */
@@ -86,14 +82,8 @@ export function gateway(deps: GatewayDeps): Pipeline {
       : null;
     if (actor) exchange.accountId = actor.userId;
 
-    const subject: Subject = resolved
-      ? { key: `acct:${resolved.user_id}`, kind: 'account', ...resolved.limits }
-      : page
-        ? pagesSubject(clientIp, deps.pagesHourly)
-        : clientId && knownClients.has(clientId)
-          ? { key: `client:${clientId}`, kind: 'client', ...deps.anonymous }
-          : { key: `ip:${clientIp}`, kind: 'anonymous', ...deps.anonymous };
-    await consume(deps.limiter, subject, res);
+    const client = clientId && knownClients.has(clientId) ? clientId : null;
+    await consume(deps.limiter, subjectFor({ resolved, page, client, clientIp }, deps), res);
     if (lookup.unavailable) throw lookup.unavailable;
 
     const hasSession = /(?:^|;\s*)cp_session=/.test(req.headers.cookie ?? '');
@@ -130,29 +120,6 @@ export function gateway(deps: GatewayDeps): Pipeline {
     await forward(deps, req, res, route.upstream, actor, exchange, body);
     if (clientId && res.statusCode === 200) knownClients.remember(clientId);
   };
-}
-
-/** The account pages and /docs: a budget per address of their own, hourly only (DESIGN.md §9). */
-export const pagesSubject = (clientIp: string, hourly: number): Subject => ({
-  key: `pages:${clientIp}`,
-  kind: 'pages',
-  hourly,
-});
-
-/** Counts the request; sets the limit headers, and throws the 429 when over budget. */
-export async function consume(
-  limiter: TwoWindowLimiter,
-  subject: Subject,
-  res: ServerResponse,
-): Promise<void> {
-  const decision = await limiter.consume(subject);
-  setLimitHeaders(res, decision.shown);
-  if (!decision.allowed) {
-    throw new RateLimitedError(
-      `rate limit exceeded; retry in ${decision.retryAfter} seconds`,
-      decision.retryAfter,
-    );
-  }
 }
 
 async function forward(
