@@ -13,7 +13,7 @@ import { readBearer } from './auth/bearer';
 import type { KeyResolver } from './auth/key-resolver';
 import type { UsageReporter } from './auth/usage-reporter';
 import { OPENAPI_PATH, sendDocument } from './docs/openapi-document';
-import { consume, subjectFor, type Budgets } from './limits/budgets';
+import { clientMayPay, consume, settleClientRequest, subjectFor, type Budgets } from './limits/budgets';
 import type { TwoWindowLimiter } from './limits/limiter';
 import { clientIdOf, KnownClients } from './limits/oauth-clients';
 import { hasBody, readBody } from './http/read-body';
@@ -82,8 +82,10 @@ export function gateway(deps: GatewayDeps): Pipeline {
       : null;
     if (actor) exchange.accountId = actor.userId;
 
-    const client = clientId && knownClients.has(clientId) ? clientId : null;
-    await consume(deps.limiter, subjectFor({ resolved, page, client, clientIp }, deps), res);
+    const known = clientId && knownClients.has(clientId) ? clientId : null;
+    const client = known && (await clientMayPay(deps.limiter, clientIp, deps)) ? known : null;
+    const subject = subjectFor({ resolved, page, client, clientIp }, deps);
+    await consume(deps.limiter, subject, res);
     if (lookup.unavailable) throw lookup.unavailable;
 
     const hasSession = /(?:^|;\s*)cp_session=/.test(req.headers.cookie ?? '');
@@ -118,7 +120,9 @@ export function gateway(deps: GatewayDeps): Pipeline {
     // Read the whole body before the upstream's clock starts: a slow client is never its failure.
     if (!body && hasBody(req)) body = await readBody(req, res, deps.bodyTimeoutMs);
     await forward(deps, req, res, route.upstream, actor, exchange, body);
+    if (!credentials) return;
     if (clientId && res.statusCode === 200) knownClients.remember(clientId);
+    await settleClientRequest(deps.limiter, subject, clientIp, deps, res.statusCode);
   };
 }
 

@@ -28,7 +28,36 @@ export function subjectFor({ resolved, page, client, clientIp }: Caller, budgets
   if (resolved) return { key: `acct:${resolved.user_id}`, kind: 'account', ...resolved.limits };
   if (page) return pagesSubject(clientIp, budgets.pagesHourly);
   if (client) return { key: `client:${client}`, kind: 'client', ...budgets.anonymous };
-  return { key: `ip:${clientIp}`, kind: 'anonymous', ...budgets.anonymous };
+  return addressSubject(clientIp, budgets);
+}
+
+export const addressSubject = (clientIp: string, budgets: Budgets): Subject => ({
+  key: `ip:${clientIp}`,
+  kind: 'anonymous',
+  ...budgets.anonymous,
+});
+
+/**
+ * Anyone can name a client id, and the gateway cannot check a client's secret: so only what the
+ * client evidently did itself — an answer of 200 — is paid from the client's budget. Any other
+ * answer moves the request to the caller's address, and an address that has spent its anonymous
+ * budget that way is no longer let in on a client's budget. Naming someone else's app exhausts
+ * one's own address, never the app.
+ */
+export async function clientMayPay(limiter: TwoWindowLimiter, clientIp: string, budgets: Budgets) {
+  return !(await limiter.exhausted(addressSubject(clientIp, budgets)));
+}
+
+export async function settleClientRequest(
+  limiter: TwoWindowLimiter,
+  subject: Subject,
+  clientIp: string,
+  budgets: Budgets,
+  status: number,
+): Promise<void> {
+  // The answer is on its way already: nothing here may fail the request.
+  if (subject.kind === 'client' && status !== 200)
+    await limiter.recharge(subject, addressSubject(clientIp, budgets)).catch(() => undefined);
 }
 
 /** The account pages and /docs: a budget per address of their own, hourly only. */

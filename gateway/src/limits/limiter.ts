@@ -71,21 +71,47 @@ export class TwoWindowLimiter {
       : undefined;
   }
 
-  async consume(subject: Subject): Promise<Decision> {
+  consume(subject: Subject): Promise<Decision> {
+    return this.inStore((store) => this.decide(subject, store));
+  }
+
+  /** Whether some window of the subject has nothing left; counts nothing. */
+  exhausted(subject: Subject): Promise<boolean> {
+    return this.inStore(async (store) => {
+      const windows = this.windowsOf(subject, store);
+      const used = await Promise.all(windows.map((w) => w.limiter.get(subject.key)));
+      return used.some((res, i) => !!res && res.consumedPoints >= windows[i]!.limit);
+    });
+  }
+
+  /** Moves one counted request from one subject to another: given back to `from`, taken from `to`. */
+  recharge(from: Subject, to: Subject): Promise<void> {
+    return this.inStore(async (store) => {
+      await Promise.all(this.windowsOf(from, store).map((w) => w.limiter.reward(from.key, 1)));
+      await Promise.all(this.windowsOf(to, store).map((w) => settle(w.limiter.consume(to.key))));
+    });
+  }
+
+  private async inStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
     if (this.redis.status === 'ready' && Date.now() >= this.redisAgainAt) {
       try {
-        return await this.decide(subject, 'redis');
+        return await work('redis');
       } catch {
         // Down, or too slow (ioredis's command timeout): memory for a while, not a wait per request.
         this.redisAgainAt = Date.now() + this.coolOffMs;
       }
     }
-    return this.decide(subject, 'memory');
+    return work('memory');
+  }
+
+  private windowsOf(subject: Subject, store: Store): Window[] {
+    const windows = [this.window('hourly', subject.hourly, store)];
+    if (subject.daily !== undefined) windows.push(this.window('daily', subject.daily, store));
+    return windows;
   }
 
   private async decide(subject: Subject, store: Store): Promise<Decision> {
-    const windows = [this.window('hourly', subject.hourly, store)];
-    if (subject.daily !== undefined) windows.push(this.window('daily', subject.daily, store));
+    const windows = this.windowsOf(subject, store);
 
     // Both windows in one round trip (the client pipelines commands issued in the same tick).
     const outcomes = await Promise.all(windows.map((w) => settle(w.limiter.consume(subject.key))));

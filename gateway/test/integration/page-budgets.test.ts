@@ -1,4 +1,4 @@
-import { codeFlow, oauthContext, registerApp, signedInMember } from '../support/oauth';
+import { registerApp, signedInMember } from '../support/oauth';
 import { gw, startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
@@ -58,36 +58,74 @@ describe('the account pages and /docs', () => {
 
 describe('the OAuth token endpoint', () => {
   it('counts per client_id once users-service accepted that client, and unknown clients per address', async () => {
-    const ctx = await oauthContext(stack);
     const member = await signedInMember(stack);
     const app = await registerApp(stack, member.key);
-    await codeFlow(ctx, app, member.visitor);
-
-    const token = async (clientId: string, secret: string, address: string) => {
-      const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString(
-        'base64',
-      );
-      const res = await gw(stack, 'POST', '/api/v1/oauth/token', {
-        rawBody: 'grant_type=refresh_token&refresh_token=cpr_not_a_real_one',
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          authorization: `Basic ${basic}`,
-          'x-forwarded-for': address,
-        },
-      });
-      return { status: res.status, error: res.body.error as string, ...budget(res.headers) };
-    };
+    const secret = app.client_secret!;
+    // The first grant makes the client known; until then it counted against the caller's address.
+    expect((await token(app.client_id, secret, '198.51.100.1')).status).toBe(200);
 
     // A known client has its own budget, whichever address it calls from.
-    const first = await token(app.client_id, app.client_secret!, '198.51.100.1');
-    expect(first).toEqual({ status: 400, error: 'invalid_grant', limit: 40, remaining: 39 });
-    expect((await token(app.client_id, app.client_secret!, '198.51.100.2')).remaining).toBe(38);
+    expect(await token(app.client_id, secret, '198.51.100.1')).toEqual({
+      status: 200,
+      limit: 40,
+      remaining: 39,
+    });
+    expect((await token(app.client_id, secret, '198.51.100.2')).remaining).toBe(38);
 
     // Invented client ids buy nothing: they share their address's anonymous budget.
-    const anonymous = await gw(stack, 'GET', '/api/v1', { headers: { 'x-forwarded-for': '198.51.100.3' } });
-    const left = budget(anonymous.headers).remaining;
-    const madeUp = await token('invented-1', 'secret', '198.51.100.3');
-    expect(madeUp).toEqual({ status: 401, error: 'invalid_client', limit: 40, remaining: left - 1 });
+    const left = await addressBudgetLeft('198.51.100.3');
+    expect(await token('invented-1', 'secret', '198.51.100.3')).toEqual({
+      status: 401,
+      error: 'invalid_client',
+      limit: 40,
+      remaining: left - 1,
+    });
     expect((await token('invented-2', 'secret', '198.51.100.3')).remaining).toBe(left - 2);
   }, 30_000);
+
+  it('charges a failed request naming a known client to the caller, so nobody can spend an app’s budget', async () => {
+    const member = await signedInMember(stack);
+    const app = await registerApp(stack, member.key);
+    const secret = app.client_secret!;
+    expect((await token(app.client_id, secret, '198.51.100.10')).status).toBe(200);
+    expect((await token(app.client_id, secret, '198.51.100.10')).remaining).toBe(39);
+
+    // Someone naming the app with a wrong secret: each failure goes to their address…
+    const attacker = '198.51.100.66';
+    const before = await addressBudgetLeft(attacker);
+    for (let i = 0; i < 3; i++) expect((await token(app.client_id, 'wrong', attacker)).status).toBe(401);
+    expect(await addressBudgetLeft(attacker)).toBe(before - 4);
+    // …and none to the app.
+    expect((await token(app.client_id, secret, '198.51.100.10')).remaining).toBe(38);
+
+    // Once that address has spent its budget it is not let in on the app's budget either.
+    while ((await token(app.client_id, 'wrong', attacker)).status !== 429);
+    expect((await token(app.client_id, secret, attacker)).status).toBe(429);
+    expect((await token(app.client_id, secret, '198.51.100.10')).remaining).toBe(37);
+  }, 60_000);
 });
+
+async function token(clientId: string, secret: string, address: string) {
+  const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString(
+    'base64',
+  );
+  const res = await gw(stack, 'POST', '/api/v1/oauth/token', {
+    rawBody: 'grant_type=client_credentials&scope=read',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${basic}`,
+      'x-forwarded-for': address,
+    },
+  });
+  return {
+    status: res.status,
+    ...(res.status === 200 ? {} : { error: res.body.error as string }),
+    ...budget(res.headers),
+  };
+}
+
+/** What the address has left of its anonymous budget, as the next request (counted) shows it. */
+async function addressBudgetLeft(address: string): Promise<number> {
+  const res = await gw(stack, 'GET', '/api/v1', { headers: { 'x-forwarded-for': address } });
+  return budget(res.headers).remaining;
+}
