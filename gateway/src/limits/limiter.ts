@@ -84,11 +84,16 @@ export class TwoWindowLimiter {
     });
   }
 
-  /** Moves one counted request from one subject to another: given back to `from`, taken from `to`. */
+  /**
+   * Moves one counted request from one subject to another: given back to `from`, taken from `to`.
+   * All commands leave in one round trip, so a request that comes in afterwards is counted after.
+   */
   recharge(from: Subject, to: Subject): Promise<void> {
     return this.inStore(async (store) => {
-      await Promise.all(this.windowsOf(from, store).map((w) => w.limiter.reward(from.key, 1)));
-      await Promise.all(this.windowsOf(to, store).map((w) => settle(w.limiter.consume(to.key))));
+      await Promise.all([
+        ...this.windowsOf(from, store).map((w) => w.limiter.reward(from.key, 1)),
+        ...this.windowsOf(to, store).map((w) => settle(w.limiter.consume(to.key))),
+      ]);
     });
   }
 
