@@ -20,6 +20,8 @@ export interface Stack {
   usersUrl: string;
   postsUrl: string;
   exchange: string;
+  /** The running gateway itself (its breakers). */
+  gatewayService(): GatewayService;
   restartGateway(env?: Record<string, string>): Promise<void>;
   stopPosts(): Promise<void>;
   startPosts(): Promise<void>;
@@ -78,6 +80,7 @@ export async function startStack(
     usersUrl: users.url,
     postsUrl: `http://127.0.0.1:${postsPort}`,
     exchange,
+    gatewayService: () => gateway,
     async restartGateway(env = {}) {
       await gateway.stop();
       config = gatewayConfig(env);
