@@ -210,7 +210,11 @@ async function main(): Promise<void> {
   const services: [keyof typeof port, string, Record<string, string>][] = [
     ['users', 'users-service', { USERS_SERVICE_PORT: String(port.users) }],
     ['posts', 'posts-service', { POSTS_SERVICE_PORT: String(port.posts) }],
-    ['webhooks', 'webhook-service', { WEBHOOK_SERVICE_PORT: String(port.webhooks) }],
+    [
+      'webhooks',
+      'webhook-service',
+      { WEBHOOK_SERVICE_PORT: String(port.webhooks), SECRETS_KEY: randomBytes(32).toString('base64') },
+    ],
     ['gateway', 'gateway', { GATEWAY_PORT: String(port.gateway), REDIS_URL, REDIS_PREFIX }],
   ];
   const upstreams = { USERS_SERVICE_URL: url('users'), POSTS_SERVICE_URL: url('posts') };

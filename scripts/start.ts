@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -43,9 +44,25 @@ const SERVICES: ServiceSpec[] = [
 ];
 
 const root = path.resolve(__dirname, '..');
+
+/**
+ * SECRETS_KEY for `npm start`, generated like INTERNAL_TOKEN — but on the first run only, and kept
+ * in a git-ignored file: the webhook secrets it seals stay in the database between runs, and a key
+ * made anew each run could not open them.
+ */
+function localSecretsKey(): string {
+  const file = path.join(root, '.local', 'secrets-key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const key = randomBytes(32).toString('hex');
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
+}
+
 const env: NodeJS.ProcessEnv = {
   ...process.env,
   INTERNAL_TOKEN: process.env.INTERNAL_TOKEN || randomBytes(32).toString('base64url'),
+  SECRETS_KEY: process.env.SECRETS_KEY || localSecretsKey(),
   DATABASE_URL: process.env.DATABASE_URL || DEFAULT_DATABASE_URL,
   AMQP_URL: process.env.AMQP_URL || DEFAULT_AMQP_URL,
   REDIS_URL: process.env.REDIS_URL || DEFAULT_REDIS_URL,

@@ -127,6 +127,16 @@ describe('docker-compose.yml', () => {
     ]);
   });
 
+  it('refuses a data service left listening on loopback, where the gateway cannot reach it', () => {
+    const problems = validateEdited((t) => t.replace('  SERVICE_HOST: 0.0.0.0\n', ''));
+    expect(problems).toEqual(
+      ['posts-service', 'users-service', 'webhook-service'].map(
+        (name) =>
+          `docker-compose.yml [services.${name}.environment.SERVICE_HOST]: must be '0.0.0.0': on its default (loopback) the gateway cannot reach the container`,
+      ),
+    );
+  });
+
   it('refuses private webhook receivers by default, which only local development allows', () => {
     const variable = 'WEBHOOK_ALLOW_PRIVATE_NETWORKS: ${WEBHOOK_ALLOW_PRIVATE_NETWORKS:-false}';
     for (const allowed of ["WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true'", variable.replace(':-false', ':-true')]) {

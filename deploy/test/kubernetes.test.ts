@@ -202,6 +202,19 @@ describe('Kubernetes platform policy', () => {
     ]);
   });
 
+  it('needs every data service to listen beyond loopback, where the gateway reaches it', () => {
+    const problems = policyOf((m) => {
+      const map = m.find((manifest) => manifest.kind === 'ConfigMap') as any;
+      delete map.data.SERVICE_HOST;
+    });
+    expect(problems).toEqual(
+      ['posts-service', 'users-service', 'webhook-service'].map(
+        (name) =>
+          `prod [Deployment/${name}]: SERVICE_HOST must be '0.0.0.0': on its default (loopback) the gateway cannot reach the pod`,
+      ),
+    );
+  });
+
   it('needs an autoscaler, a disruption budget and migrations for every data service', () => {
     const problems = policyOf((m) => {
       m.splice(m.indexOf(find(m, 'HorizontalPodAutoscaler', 'posts-service')), 1);

@@ -1,4 +1,5 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
@@ -43,13 +44,19 @@ let infra: LocalInfra;
 const migrations: Record<string, { status: number | null; output: string }> = {};
 const running = new Map<AppService, Running>();
 
+const SECRETS_KEY = randomBytes(32).toString('hex');
+
 function envOf(service: AppService): NodeJS.ProcessEnv {
   // AMQP_EXCHANGE and REDIS_PREFIX are not in the compose file (it uses the defaults); a test run
   // needs its own so it never meets another run's events or limits.
+  const env = containerEnv(service, infra);
   return {
-    ...containerEnv(service, infra),
+    ...env,
     AMQP_EXCHANGE: sandbox.exchange,
     REDIS_PREFIX: infra.redisPrefix,
+    // .env.example's SECRETS_KEY is a placeholder webhook-service refuses (the README has it replaced
+    // by `openssl rand -hex 32`): the run gets a real key where the compose file passes one.
+    ...('SECRETS_KEY' in env ? { SECRETS_KEY: SECRETS_KEY } : {}),
   };
 }
 

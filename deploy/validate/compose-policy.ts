@@ -12,9 +12,10 @@ type Service = Record<string, unknown> & {
 
 const APPS = ['gateway', 'posts-service', 'users-service', 'webhook-service'];
 const INFRA = ['postgres', 'redis', 'rabbitmq'];
+const DATA_SERVICES = APPS.filter((name) => name !== 'gateway');
 /** Variables that carry a secret, alone or inside a URL: they must come from .env, never literal. */
 const SECRET_VARIABLES =
-  /^(INTERNAL_TOKEN|DATABASE_URL|AMQP_URL|REDIS_URL|.*PASSWORD.*|RABBITMQ_DEFAULT_PASS)$/;
+  /^(INTERNAL_TOKEN|SECRETS_KEY|DATABASE_URL|AMQP_URL|REDIS_URL|.*PASSWORD.*|RABBITMQ_DEFAULT_PASS)$/;
 
 const environmentOf = (service: Service): Record<string, unknown> =>
   Array.isArray(service.environment)
@@ -74,6 +75,14 @@ export function checkStackPolicy(
     const dependsOn = services[name].depends_on;
     if (!dependsOn || Array.isArray(dependsOn) || !dependsOn.rabbitmq) {
       fail(`services.${name}.depends_on`, 'must wait for rabbitmq to be healthy');
+    }
+  }
+  for (const name of DATA_SERVICES) {
+    if (services[name] && environmentOf(services[name]).SERVICE_HOST !== '0.0.0.0') {
+      fail(
+        `services.${name}.environment.SERVICE_HOST`,
+        "must be '0.0.0.0': on its default (loopback) the gateway cannot reach the container",
+      );
     }
   }
   const webhooks = services['webhook-service'];

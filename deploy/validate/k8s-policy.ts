@@ -47,7 +47,7 @@ const EGRESS_PORTS: Record<string, number[]> = {
   'users-service': [5432, 5672],
   'webhook-service': [5432, 5672, 443, 80],
 };
-const SECRET_ENV = /^(INTERNAL_TOKEN|DATABASE_URL|AMQP_URL|REDIS_URL|.*PASSWORD.*)$/;
+const SECRET_ENV = /^(INTERNAL_TOKEN|SECRETS_KEY|DATABASE_URL|AMQP_URL|REDIS_URL|.*PASSWORD.*)$/;
 /** apimachinery's resource.Quantity grammar; the OpenAPI schema types quantities as plain strings. */
 const QUANTITY = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+|[numkMGTPE]|[KMGTPE]i)?$/;
 
@@ -154,6 +154,12 @@ function checkDeployment(deployment: Deployment, manifests: Manifest[], fail: Fa
     }
   }
   const usesDatabase = pod.containers.some((c) => c.env?.some((e) => e.name === 'DATABASE_URL'));
+  if (usesDatabase && env.get('SERVICE_HOST') !== '0.0.0.0') {
+    fail(
+      deployment,
+      "SERVICE_HOST must be '0.0.0.0': on its default (loopback) the gateway cannot reach the pod",
+    );
+  }
   if (usesDatabase && !ofKind(manifests, 'Job').length && !(pod.initContainers ?? []).length) {
     fail(deployment, 'uses a database but neither a migration Job nor an init container runs migrations');
   }

@@ -1,4 +1,4 @@
-import type { RequestListener } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express, { Router } from 'express';
 import {
   errorHandler,
@@ -14,7 +14,9 @@ import type { Logger } from '@community/logging';
 import { docsRouter } from './docs/docs-page';
 import { publishedDocument } from './docs/openapi-document';
 import { gateway, type Exchange, type GatewayDeps } from './gateway';
+import { consume, pagesSubject } from './limits/budgets';
 import { clientIpOf, type TrustProxy } from './http/client-ip';
+import { ClientGoneError } from './http/read-body';
 import { sendError } from './http/respond';
 
 export interface GatewayAppDeps extends Omit<GatewayDeps, 'openapi' | 'trustsForwarded'> {
@@ -28,7 +30,8 @@ const isDocsPage = (path: string) => path === '/docs' || path.startsWith('/docs/
 /**
  * The gateway's request listener. Every API request goes through the gateway pipeline on bare
  * node:http — on the proxied hot path express's router cost ~8% of the gateway's CPU — while the
- * probes and the docs page (no key, no limits: see docs/docs-page.ts) are a small express app.
+ * probes (no key, no limits) and the docs page (no key, the pages budget: see docs/docs-page.ts)
+ * are a small express app.
  */
 export function buildApp(deps: GatewayAppDeps): RequestListener {
   const { logger } = deps;
@@ -49,14 +52,22 @@ export function buildApp(deps: GatewayAppDeps): RequestListener {
   const record = requestRecorder(deps.health.registry);
   const clientIp = clientIpOf(deps.trustProxy);
 
+  const fail = (req: IncomingMessage, res: ServerResponse, exchange: Exchange) => (err: unknown) => {
+    // Nobody is left to answer.
+    if (err instanceof ClientGoneError) return res.destroy();
+    sendError(req, res, err, logger, {
+      method: req.method ?? 'GET',
+      path: exchange.path,
+      requestId: exchange.requestId,
+    });
+  };
+
   return (req, res) => {
     const started = performance.now();
     const requestId = takeRequestId(req, res);
-    const url = req.url ?? '/';
-    const query = url.indexOf('?');
     const exchange: Exchange = {
       requestId,
-      path: query === -1 ? url : url.slice(0, query),
+      path: normalisePath(req),
       route: 'unmatched',
       clientIp: clientIp(req),
     };
@@ -67,14 +78,33 @@ export function buildApp(deps: GatewayAppDeps): RequestListener {
       logAccess(logger, { method, ...exchange, status: res.statusCode, durationMs });
     });
 
-    const docs = isDocsPage(exchange.path);
-    if (docs || PROBE_PATHS.has(exchange.path)) {
-      exchange.route = docs ? '/docs' : exchange.path;
+    if (PROBE_PATHS.has(exchange.path)) {
+      exchange.route = exchange.path;
       ops(req, res);
       return;
     }
-    pipeline(req, res, exchange).catch((err: unknown) =>
-      sendError(req, res, err, logger, { method: req.method ?? 'GET', path: exchange.path, requestId }),
-    );
+    if (isDocsPage(exchange.path)) {
+      exchange.route = '/docs';
+      consume(deps.limiter, pagesSubject(exchange.clientIp, deps.pagesHourly), res).then(
+        () => ops(req, res),
+        fail(req, res, exchange),
+      );
+      return;
+    }
+    pipeline(req, res, exchange).catch(fail(req, res, exchange));
   };
+}
+
+/**
+ * The path without its query. Repeated slashes collapse (in `req.url` too), so routing, scopes and
+ * the signature all see the path the service will see: the proxy would collapse them anyway.
+ */
+function normalisePath(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  if (!path.includes('//')) return path;
+  const collapsed = path.replace(/\/{2,}/g, '/');
+  req.url = query === -1 ? collapsed : collapsed + url.slice(query);
+  return collapsed;
 }

@@ -26,9 +26,17 @@ export const gatewayConfigSchema = z.object({
   WEBHOOK_SERVICE_URL: upstream(3003),
   ANON_HOURLY_LIMIT: intVar(60, 1),
   ANON_DAILY_LIMIT: intVar(600, 1),
+  /** The account pages and /docs: their own budget per address, apart from the API's anonymous one. */
+  PAGES_HOURLY_LIMIT: intVar(600, 1),
+  /** How many gateways share the Redis budget: each one's in-memory fallback allows budget ÷ replicas. */
+  GATEWAY_REPLICAS: intVar(1, 1),
   /** How long a resolved key (or an unknown one) is trusted without asking users-service again. */
   KEY_CACHE_TTL_SECONDS: intVar(30, 0),
   UPSTREAM_TIMEOUT_MS: intVar(10_000, 100),
+  /** How long requests wait on a silent service before it is probed (and, if it is hung, failed fast). */
+  UPSTREAM_STALL_MS: intVar(1_000, 100),
+  /** How long a client may take to send its request body (at most 64 KiB) before a 408. */
+  BODY_TIMEOUT_MS: intVar(10_000, 100),
   /** express "trust proxy": which hops may set X-Forwarded-For (false: the socket address is the client). */
   TRUST_PROXY: z
     .string()

@@ -4,7 +4,6 @@ import {
   InsufficientScopeError,
   NotFoundError,
   type ResolvedKey,
-  RateLimitedError,
   ServiceUnavailableError,
   UnauthorizedError,
   type Actor,
@@ -14,20 +13,23 @@ import { readBearer } from './auth/bearer';
 import type { KeyResolver } from './auth/key-resolver';
 import type { UsageReporter } from './auth/usage-reporter';
 import { OPENAPI_PATH, sendDocument } from './docs/openapi-document';
-import { setLimitHeaders } from './limits/headers';
-import type { Subject, TwoWindowLimiter } from './limits/limiter';
+import { clientMayPay, consume, settleClientRequest, subjectFor, type Budgets } from './limits/budgets';
+import type { TwoWindowLimiter } from './limits/limiter';
+import { clientIdOf, KnownClients } from './limits/oauth-clients';
+import { hasBody, readBody } from './http/read-body';
 import { sendJson } from './http/respond';
-import { routeFor, type UpstreamName } from './proxy/route-table';
+import { matchesPrefix, routeFor, type UpstreamName } from './proxy/route-table';
 import type { Upstream } from './proxy/upstream';
 import { carriesClientCredentials, isPublic, requiredScope } from './scopes';
 
-export interface GatewayDeps {
+export interface GatewayDeps extends Budgets {
   internalToken: string;
   keys: KeyResolver;
   usage: UsageReporter;
   limiter: TwoWindowLimiter;
   upstreams: Record<UpstreamName, Upstream>;
-  anonymous: { hourly: number; daily: number };
+  /** How long a client may take to send its body (BODY_TIMEOUT_MS). */
+  bodyTimeoutMs: number;
   /** The serialised OpenAPI document (docs/openapi-document.ts). */
   openapi: Buffer;
   /**
@@ -62,28 +64,33 @@ const NO_BEARER = { kind: 'none' } as const;
  */
 export function gateway(deps: GatewayDeps): Pipeline {
   const clientMayNotSet = deps.trustsForwarded ? GATEWAY_ONLY : GATEWAY_OR_PROXY_ONLY;
+  const knownClients = new KnownClients();
   return async (req, res, exchange) => {
     for (const name of Object.keys(req.headers)) if (clientMayNotSet.test(name)) delete req.headers[name];
     const { path, clientIp } = exchange;
-    const bearer = carriesClientCredentials(path) ? NO_BEARER : readBearer(req.headers.authorization);
+    const page = matchesPrefix(path, '/account');
+    const credentials = carriesClientCredentials(path);
+    // Only the OAuth endpoints need the body before the limiter: it may name the client.
+    let body = credentials && hasBody(req) ? await readBody(req, res, deps.bodyTimeoutMs) : undefined;
+    const clientId = credentials ? clientIdOf(req.headers, body) : null;
+    // Pages authenticate with their session cookie, the OAuth endpoints with the client's own credentials.
+    const bearer = page || credentials ? NO_BEARER : readBearer(req.headers.authorization);
     const lookup = bearer.kind === 'key' ? await lookUp(deps.keys, bearer.key) : NOBODY;
     const { resolved } = lookup;
     const actor: Actor | null = resolved
-      ? { userId: resolved.user_id, role: resolved.role, scopes: new Set(resolved.scopes) }
+      ? {
+          userId: resolved.user_id,
+          role: resolved.role,
+          scopes: new Set(resolved.scopes),
+          expiresAt: resolved.expires_at ? new Date(resolved.expires_at) : null,
+        }
       : null;
     if (actor) exchange.accountId = actor.userId;
 
-    const subject: Subject = resolved
-      ? { key: `acct:${resolved.user_id}`, kind: 'account', ...resolved.limits }
-      : { key: `ip:${clientIp}`, kind: 'anonymous', ...deps.anonymous };
-    const decision = await deps.limiter.consume(subject);
-    setLimitHeaders(res, decision.shown);
-    if (!decision.allowed) {
-      throw new RateLimitedError(
-        `rate limit exceeded; retry in ${decision.retryAfter} seconds`,
-        decision.retryAfter,
-      );
-    }
+    const known = clientId && knownClients.has(clientId) ? clientId : null;
+    const client = known && (await clientMayPay(deps.limiter, clientIp, deps)) ? known : null;
+    const subject = subjectFor({ resolved, page, client, clientIp }, deps);
+    await consume(deps.limiter, subject, res);
     if (lookup.unavailable) throw lookup.unavailable;
 
     const hasSession = /(?:^|;\s*)cp_session=/.test(req.headers.cookie ?? '');
@@ -115,7 +122,12 @@ export function gateway(deps: GatewayDeps): Pipeline {
     const route = routeFor(path);
     if (!route) throw new NotFoundError('route');
     exchange.route = route.prefix;
-    await forward(deps, req, res, route.upstream, actor, exchange);
+    // Read the whole body before the upstream's clock starts: a slow client is never its failure.
+    if (!body && hasBody(req)) body = await readBody(req, res, deps.bodyTimeoutMs);
+    await forward(deps, req, res, route.upstream, actor, exchange, body);
+    if (!credentials) return;
+    if (clientId && res.statusCode === 200) knownClients.remember(clientId);
+    await settleClientRequest(deps.limiter, subject, clientIp, deps, res.statusCode);
   };
 }
 
@@ -126,17 +138,17 @@ async function forward(
   name: UpstreamName,
   actor: Actor | null,
   { path, clientIp }: Exchange,
+  body: Buffer | undefined,
 ) {
   if (!carriesClientCredentials(path)) delete req.headers.authorization;
   // Cookies belong to the account pages and the key API only.
   if (name !== 'users') delete req.headers.cookie;
-  Object.assign(
-    req.headers,
-    signIdentity(deps.internalToken, { method: req.method ?? 'GET', url: req.url ?? '/', actor, clientIp }),
-  );
+  const method = req.method ?? 'GET';
+  // Signed over the path the proxy really sends, whatever it makes of the one the client sent.
+  const headersFor = (url: string) => signIdentity(deps.internalToken, { method, url, actor, clientIp });
   const upstream = deps.upstreams[name];
   try {
-    await upstream.proxy(req, res);
+    await upstream.proxy(req, res, { body, headersFor });
   } catch (err) {
     if (res.headersSent) {
       res.destroy();

@@ -10,7 +10,8 @@ import { UsageReporter } from './auth/usage-reporter';
 import { UsersClient } from './auth/users-client';
 import { subscribeToInvalidations } from './events/invalidation';
 import { TwoWindowLimiter } from './limits/limiter';
-import { registerBreakerMetrics, Upstream } from './proxy/upstream';
+import { createBreaker, registerBreakerMetrics, type Breaker } from './proxy/breaker';
+import { Upstream } from './proxy/upstream';
 
 export const SERVICE = 'gateway';
 const VERSION = process.env.npm_package_version ?? '1.0.0';
@@ -18,6 +19,8 @@ const VERSION = process.env.npm_package_version ?? '1.0.0';
 export interface GatewayService {
   url: string;
   port: number;
+  /** Every circuit breaker by the name its metric carries (posts, users, webhooks, users_keys). */
+  breakers: Readonly<Record<string, Breaker>>;
   stop(): Promise<void>;
 }
 
@@ -54,14 +57,16 @@ export async function start(
   // Give Redis a moment before serving, so the first requests count where every replica sees them.
   await whenReady(redis, 2_000);
 
-  const timeoutMs = config.UPSTREAM_TIMEOUT_MS;
+  const timing = { timeoutMs: config.UPSTREAM_TIMEOUT_MS, stallMs: config.UPSTREAM_STALL_MS, logger };
   const upstreams = {
-    posts: new Upstream({ name: 'posts', target: config.POSTS_SERVICE_URL, timeoutMs, logger }),
-    users: new Upstream({ name: 'users', target: config.USERS_SERVICE_URL, timeoutMs, logger }),
-    webhooks: new Upstream({ name: 'webhooks', target: config.WEBHOOK_SERVICE_URL, timeoutMs, logger }),
+    posts: new Upstream({ name: 'posts', target: config.POSTS_SERVICE_URL, ...timing }),
+    users: new Upstream({ name: 'users', target: config.USERS_SERVICE_URL, ...timing }),
+    webhooks: new Upstream({ name: 'webhooks', target: config.WEBHOOK_SERVICE_URL, ...timing }),
   };
-  registerBreakerMetrics(registry, Object.values(upstreams));
-  const users = new UsersClient(config.USERS_SERVICE_URL, config.INTERNAL_TOKEN, upstreams.users);
+  const keysBreaker = createBreaker('users_keys', logger);
+  const breakers = [...Object.values(upstreams).map((u) => u.breaker), keysBreaker];
+  registerBreakerMetrics(registry, breakers);
+  const users = new UsersClient(config.USERS_SERVICE_URL, config.INTERNAL_TOKEN, keysBreaker);
   const keys = new KeyResolver({ users, ttlMs: config.KEY_CACHE_TTL_SECONDS * 1000, registry });
   const usage = new UsageReporter(users, logger);
   usage.start();
@@ -76,9 +81,14 @@ export async function start(
     internalToken: config.INTERNAL_TOKEN,
     keys,
     usage,
-    limiter: new TwoWindowLimiter(redis, config.REDIS_PREFIX, registry),
+    limiter: new TwoWindowLimiter(redis, config.REDIS_PREFIX, {
+      replicas: config.GATEWAY_REPLICAS,
+      registry,
+    }),
     upstreams,
     anonymous: { hourly: config.ANON_HOURLY_LIMIT, daily: config.ANON_DAILY_LIMIT },
+    pagesHourly: config.PAGES_HOURLY_LIMIT,
+    bodyTimeoutMs: config.BODY_TIMEOUT_MS,
     trustProxy: config.TRUST_PROXY,
     health: {
       version: VERSION,
@@ -106,12 +116,14 @@ export async function start(
   return {
     url: server.url,
     port: server.port,
+    breakers: Object.fromEntries(breakers.map((breaker) => [breaker.name, breaker])),
     async stop() {
       shuttingDown = true;
       await server.close(config.SHUTDOWN_GRACE_MS);
       await usage.stop();
       await amqp.close();
       for (const upstream of Object.values(upstreams)) upstream.close();
+      keysBreaker.shutdown();
       redis.disconnect();
     },
   };

@@ -12,6 +12,8 @@ export interface AppDeps extends Deps {
   logger: Logger;
   internalToken: string;
   health: HealthOptions;
+  /** PUBLIC_BASE_URL, for the pagination links. */
+  publicBaseUrl?: string;
 }
 
 /** The posts-service HTTP app; it never listens itself, so tests can mount it on port 0. */
@@ -20,6 +22,7 @@ export function buildApp(deps: AppDeps): Express {
     logger: deps.logger,
     internalToken: deps.internalToken,
     health: deps.health,
+    publicBaseUrl: deps.publicBaseUrl,
     routes: (router) => {
       postsRoutes(router, deps, deps.views);
       commentsRoutes(router, deps);

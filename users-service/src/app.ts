@@ -14,6 +14,8 @@ export interface AppDeps extends TxDeps {
   logger: Logger;
   internalToken: string;
   health: HealthOptions;
+  /** PUBLIC_BASE_URL, for the pagination links. */
+  publicBaseUrl?: string;
   usage: UsageTracker;
   oauth: OAuthSettings;
   /** The account pages under /account. */
@@ -39,6 +41,7 @@ export function buildApp(deps: AppDeps): Express {
     logger: deps.logger,
     internalToken: deps.internalToken,
     health: deps.health,
+    publicBaseUrl: deps.publicBaseUrl,
     routes: (router) => {
       usersRoutes(router, deps);
       keysRoutes(router, deps);

@@ -8,6 +8,8 @@ export interface AppDeps extends EndpointDeps {
   logger: Logger;
   internalToken: string;
   health: HealthOptions;
+  /** PUBLIC_BASE_URL, for the pagination links. */
+  publicBaseUrl?: string;
   /** Called after a redelivery is queued, so it goes out at once. */
   kickDispatcher: () => void;
 }
@@ -18,6 +20,7 @@ export function buildApp(deps: AppDeps): Express {
     logger: deps.logger,
     internalToken: deps.internalToken,
     health: deps.health,
+    publicBaseUrl: deps.publicBaseUrl,
     routes: (router) => webhooksRoutes(router, deps, deps.kickDispatcher),
   });
 }

@@ -1,11 +1,18 @@
 import { z } from 'zod';
 import { boolVar, dataServiceEnv, loadConfig, parseConfig, portVar } from '@community/config';
+import { decodeSecretsKey } from './domain/secret-box';
 
 export const DEFAULT_RETRY_SCHEDULE = '5,300,1800,7200,18000,36000,36000';
 
 export const webhookConfigSchema = z.object({
   ...dataServiceEnv,
   WEBHOOK_SERVICE_PORT: portVar(3003),
+  /** Seals the endpoints' signing secrets in the database (AES-256-GCM); `npm start` provides one. */
+  SECRETS_KEY: z
+    .string({ message: 'is required: 32 random bytes as base64 or hex, e.g. `openssl rand -base64 32`' })
+    .refine((value) => decodeSecretsKey(value) !== null, {
+      message: 'must be 32 bytes as base64 or hex, e.g. `openssl rand -base64 32`',
+    }),
   /** Loopback and private addresses are refused unless this is true (npm start sets it for local receivers). */
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolVar(false),
   /** Seconds to wait before each retry; its length is the number of retries after the first attempt. */

@@ -4,6 +4,8 @@ import { startDataService, type RunningDataService } from '@community/service-ru
 import { buildApp } from './app';
 import type { WebhookConfig } from './config';
 import { Dispatcher } from './domain/dispatcher';
+import { decodeSecretsKey, SecretBox } from './domain/secret-box';
+import { sealStoredSecrets } from './domain/secrets-at-rest';
 import { fanOutHandlers } from './events/consumers';
 
 export const SERVICE = 'webhook-service';
@@ -20,6 +22,7 @@ export function start(
   tuning: { timeoutMs?: number; pollIntervalMs?: number; leaseSeconds?: number; dispatch?: boolean } = {},
 ): Promise<WebhookService> {
   let dispatcher: Dispatcher | undefined;
+  const box = new SecretBox(decodeSecretsKey(config.SECRETS_KEY)!);
   const kick = () => dispatcher?.kick();
   return startDataService({
     service: SERVICE,
@@ -32,12 +35,14 @@ export function start(
     config,
     logger,
     async prepare(runtime) {
+      await sealStoredSecrets(runtime.sql, box, logger);
       dispatcher = new Dispatcher({
         sql: runtime.sql,
         logger,
         registry: runtime.registry,
         schedule: config.WEBHOOK_RETRY_SCHEDULE,
         allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+        box,
         pollIntervalMs: tuning.pollIntervalMs ?? 200,
         leaseSeconds: tuning.leaseSeconds,
         timeoutMs: tuning.timeoutMs,
@@ -51,6 +56,7 @@ export function start(
         logger,
         internalToken: config.INTERNAL_TOKEN,
         allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+        box,
         kickDispatcher: kick,
       }),
     onStop: () => dispatcher?.stop(),

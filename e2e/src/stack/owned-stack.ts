@@ -108,6 +108,7 @@ export async function startOwnedStack(label: string): Promise<OwnedStack> {
       WEBHOOK_SERVICE_PORT: String(webhooksPort),
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_RETRY_SCHEDULE: E2E_RETRY_SCHEDULE,
+      SECRETS_KEY: randomBytes(32).toString('base64'),
     }),
     gateway: service(
       'gateway',

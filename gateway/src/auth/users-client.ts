@@ -1,22 +1,26 @@
 import { signIdentity } from '@community/http-kit';
-import type { Upstream } from '../proxy/upstream';
+import type { Breaker } from '../proxy/breaker';
 
 export interface InternalAnswer {
   status: number;
   body: unknown;
 }
 
-/** Calls users-service's /internal endpoints, signed like every gateway request, through its breaker. */
+/**
+ * Calls users-service's /internal endpoints (key lookups, usage reports), signed like every gateway
+ * request, through a breaker of their own: whatever happens to the users-service traffic the
+ * gateway proxies, it cannot stop keys from being checked, and the other way round (DESIGN.md §9).
+ */
 export class UsersClient {
   constructor(
     private readonly baseUrl: string,
     private readonly internalToken: string,
-    private readonly upstream: Upstream,
+    readonly breaker: Breaker,
     private readonly timeoutMs = 3_000,
   ) {}
 
   post(path: string, body: unknown): Promise<InternalAnswer> {
-    return this.upstream.call(async () => {
+    return this.breaker.fire(async () => {
       const res = await fetch(this.baseUrl + path, {
         method: 'POST',
         headers: {
@@ -29,6 +33,6 @@ export class UsersClient {
       const text = await res.text();
       if (res.status >= 500) throw new Error(`users-service answered ${res.status}`);
       return { status: res.status, body: text ? JSON.parse(text) : null };
-    });
+    }) as Promise<InternalAnswer>;
   }
 }

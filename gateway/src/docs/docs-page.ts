@@ -69,8 +69,9 @@ function secure(res: Response, cacheSeconds: number): void {
 
 /**
  * `GET /docs`: the API reference rendered by Swagger UI from `/api/v1/openapi.json`. The page and
- * its assets are the same for everyone and hold no data, so they skip keys and limits; the
- * document it fetches goes through the gateway like any request without a key.
+ * its assets are the same for everyone and hold no data, so they need no key; they count against
+ * the per-address pages budget (PAGES_HOURLY_LIMIT, app.ts), and the document it fetches goes
+ * through the gateway like any request without a key.
  */
 export function docsRouter(): Router {
   const router = Router();

@@ -1,14 +1,15 @@
 import type Redis from 'ioredis';
 import { Counter, type Registry } from 'prom-client';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { LeanRateLimiterRedis } from './lean-redis-limiter';
 
 export interface Subject {
-  /** `acct:<id>` or `ip:<address>`: every key of one account shares one budget. */
+  /** `acct:<id>`, `ip:<address>`, `pages:<address>` or `client:<id>`: one budget each. */
   key: string;
-  kind: 'account' | 'anonymous';
+  kind: 'account' | 'anonymous' | 'pages' | 'client';
   hourly: number;
-  daily: number;
+  /** No daily window when absent (the pages budget is hourly only). */
+  daily?: number;
 }
 
 export interface WindowState {
@@ -21,77 +22,139 @@ export interface WindowState {
 export type Decision =
   { allowed: true; shown: WindowState } | { allowed: false; shown: WindowState; retryAfter: number };
 
+export interface LimiterOptions {
+  /** How many gateways share the Redis budget: the in-memory fallback allows each budget ÷ replicas. */
+  replicas?: number;
+  /** How long to stay in memory after Redis failed a command, before trying Redis again. */
+  coolOffMs?: number;
+  registry?: Registry;
+}
+
 const WINDOWS = { hourly: 3600, daily: 86_400 } as const;
 type WindowName = keyof typeof WINDOWS;
+type Store = 'redis' | 'memory';
+
+interface Window {
+  limiter: RateLimiterAbstract;
+  limit: number;
+}
 
 /**
- * Hourly and daily fixed windows in Redis (rate-limiter-flexible), each with an in-memory insurance
- * limiter that takes over while Redis is unreachable and hands back when it returns.
+ * Hourly and daily fixed windows in Redis (rate-limiter-flexible), with a per-process in-memory
+ * fallback while Redis is unreachable (DESIGN.md §9): it allows each subject budget ÷
+ * GATEWAY_REPLICAS, so all replicas together stay within the budget, and after a failed or timed
+ * out command the gateway stays on it for a cool-off (5 s) instead of waiting on Redis per request.
  *
- * A rejected request consumes nothing: the points both windows took for it are returned at once.
+ * A rejected request consumes nothing: the points the windows took for it are returned at once.
  */
 export class TwoWindowLimiter {
-  private readonly limiters = new Map<string, LeanRateLimiterRedis>();
+  private readonly limiters = new Map<string, RateLimiterAbstract>();
   private readonly decisions: Counter<'outcome' | 'subject' | 'store'> | undefined;
+  private readonly replicas: number;
+  private readonly coolOffMs: number;
+  private redisAgainAt = 0;
 
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
-    registry?: Registry,
+    options: LimiterOptions = {},
   ) {
-    this.decisions = registry
+    this.replicas = options.replicas ?? 1;
+    this.coolOffMs = options.coolOffMs ?? 5_000;
+    this.decisions = options.registry
       ? new Counter({
           name: 'gateway_limiter_decisions_total',
           help: 'Rate limit decisions',
           labelNames: ['outcome', 'subject', 'store'],
-          registers: [registry],
+          registers: [options.registry],
         })
       : undefined;
   }
 
-  async consume(subject: Subject): Promise<Decision> {
-    const hourly = this.limiter('hourly', subject.hourly);
-    const daily = this.limiter('daily', subject.daily);
-    const store = this.redis.status === 'ready' ? 'redis' : 'memory';
-
-    // Both windows in one round trip (the client pipelines commands issued in the same tick).
-    const [h, d] = await Promise.all([
-      settle(hourly.consume(subject.key)),
-      settle(daily.consume(subject.key)),
-    ]);
-    if (!h.ok || !d.ok) {
-      // Each window took a point, allowed or not: give both back, so a rejection costs nothing.
-      await Promise.all([hourly.reward(subject.key, 1), daily.reward(subject.key, 1)]);
-      this.decisions?.inc({ outcome: 'rejected', subject: subject.kind, store });
-      const exceeded = [!h.ok && h.res, !d.ok && d.res].filter((res): res is RateLimiterRes => !!res);
-      const retryMs = Math.max(...exceeded.map((res) => res.msBeforeNext));
-      // Both windows show 0 left when both are exceeded: the tie goes to the hourly one.
-      const shown = !h.ok ? state(subject.hourly, 0, h.res) : state(subject.daily, 0, d.res);
-      return { allowed: false, shown, retryAfter: seconds(retryMs) };
-    }
-    this.decisions?.inc({ outcome: 'allowed', subject: subject.kind, store });
-    const hourlyState = state(subject.hourly, h.res.remainingPoints, h.res);
-    const dailyState = state(subject.daily, d.res.remainingPoints, d.res);
-    // The window with fewer requests left is the one the caller should watch (tie: hourly).
-    return { allowed: true, shown: dailyState.remaining < hourlyState.remaining ? dailyState : hourlyState };
+  consume(subject: Subject): Promise<Decision> {
+    return this.inStore((store) => this.decide(subject, store));
   }
 
-  private limiter(window: WindowName, points: number): LeanRateLimiterRedis {
-    const id = `${window}:${points}`;
+  /** Whether some window of the subject has nothing left; counts nothing. */
+  exhausted(subject: Subject): Promise<boolean> {
+    return this.inStore(async (store) => {
+      const windows = this.windowsOf(subject, store);
+      const used = await Promise.all(windows.map((w) => w.limiter.get(subject.key)));
+      return used.some((res, i) => !!res && res.consumedPoints >= windows[i]!.limit);
+    });
+  }
+
+  /**
+   * Moves one counted request from one subject to another: given back to `from`, taken from `to`.
+   * All commands leave in one round trip, so a request that comes in afterwards is counted after.
+   */
+  recharge(from: Subject, to: Subject): Promise<void> {
+    return this.inStore(async (store) => {
+      await Promise.all([
+        ...this.windowsOf(from, store).map((w) => w.limiter.reward(from.key, 1)),
+        ...this.windowsOf(to, store).map((w) => settle(w.limiter.consume(to.key))),
+      ]);
+    });
+  }
+
+  private async inStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
+    if (this.redis.status === 'ready' && Date.now() >= this.redisAgainAt) {
+      try {
+        return await work('redis');
+      } catch {
+        // Down, or too slow (ioredis's command timeout): memory for a while, not a wait per request.
+        this.redisAgainAt = Date.now() + this.coolOffMs;
+      }
+    }
+    return work('memory');
+  }
+
+  private windowsOf(subject: Subject, store: Store): Window[] {
+    const windows = [this.window('hourly', subject.hourly, store)];
+    if (subject.daily !== undefined) windows.push(this.window('daily', subject.daily, store));
+    return windows;
+  }
+
+  private async decide(subject: Subject, store: Store): Promise<Decision> {
+    const windows = this.windowsOf(subject, store);
+
+    // Both windows in one round trip (the client pipelines commands issued in the same tick).
+    const outcomes = await Promise.all(windows.map((w) => settle(w.limiter.consume(subject.key))));
+    const [hourly, daily] = outcomes.map((outcome, i) => ({ ...outcome, limit: windows[i]!.limit }));
+    if (outcomes.some((outcome) => !outcome.ok)) {
+      // Each window took a point, allowed or not: give them back, so a rejection costs nothing.
+      await Promise.all(windows.map((w) => w.limiter.reward(subject.key, 1))).catch(() => undefined);
+      this.decisions?.inc({ outcome: 'rejected', subject: subject.kind, store });
+      const exceeded = outcomes.filter((outcome) => !outcome.ok).map((outcome) => outcome.res);
+      const retryMs = Math.max(...exceeded.map((res) => res.msBeforeNext));
+      // Both windows show 0 left when both are exceeded: the tie goes to the hourly one.
+      const over = !hourly!.ok ? hourly! : daily!;
+      return { allowed: false, shown: state(over.limit, 0, over.res), retryAfter: seconds(retryMs) };
+    }
+    this.decisions?.inc({ outcome: 'allowed', subject: subject.kind, store });
+    const states = [hourly!, daily]
+      .filter((w) => w !== undefined)
+      .map((w) => state(w.limit, w.res.remainingPoints, w.res));
+    // The window with fewer requests left is the one the caller should watch (tie: hourly).
+    const shown = states.reduce((tightest, s) => (s.remaining < tightest.remaining ? s : tightest));
+    return { allowed: true, shown };
+  }
+
+  private window(window: WindowName, budget: number, store: Store): Window {
+    const limit = store === 'redis' ? budget : Math.max(1, Math.floor(budget / this.replicas));
+    const id = `${store}:${window}:${limit}`;
     let limiter = this.limiters.get(id);
     if (!limiter) {
       // Same key prefix for every limit of a window: a plan change keeps the count, only the cap moves.
       const keyPrefix = `${this.prefix}rl:${window}`;
-      limiter = new LeanRateLimiterRedis({
-        storeClient: this.redis,
-        keyPrefix,
-        points,
-        duration: WINDOWS[window],
-        insuranceLimiter: new RateLimiterMemory({ keyPrefix, points, duration: WINDOWS[window] }),
-      });
+      const options = { keyPrefix, points: limit, duration: WINDOWS[window] };
+      limiter =
+        store === 'redis'
+          ? new LeanRateLimiterRedis({ ...options, storeClient: this.redis })
+          : new RateLimiterMemory(options);
       this.limiters.set(id, limiter);
     }
-    return limiter;
+    return { limiter, limit };
   }
 }
 

@@ -1,38 +1,73 @@
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import http, { type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin } from 'http-proxy-middleware';
-import CircuitBreaker from 'opossum';
-import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from '@community/logging';
+import { breakerState, CallerGoneError, createBreaker, type Breaker } from './breaker';
+import { answersHealthz } from './liveness';
 import type { UpstreamName } from './route-table';
 
 export interface UpstreamOptions {
   name: UpstreamName;
   target: string;
+  /** How long one request may wait for the answer's headers (a slow legitimate request). */
   timeoutMs: number;
+  /**
+   * How long requests may wait with nothing at all coming back before the service is asked whether
+   * it is alive; a liveness probe gets as long again. See {@link Upstream}.
+   */
+  stallMs?: number;
   logger: Logger;
   /** How long the breaker stays open before it lets one trial request through. */
   resetTimeoutMs?: number;
 }
 
-interface Pending {
-  resolve: () => void;
-  reject: (err: Error) => void;
+export interface ForwardOptions {
+  /** The body the gateway has read already (see http/read-body.ts), sent as is. */
+  body?: Buffer;
+  /** Headers for the exact path the proxy sends upstream, such as the identity signed over it. */
+  headersFor?: (path: string) => Record<string, string>;
 }
 
-const BREAKER_STATE = { closed: 0, halfOpen: 1, open: 2 } as const;
+interface InFlight {
+  started: number;
+  options: ForwardOptions;
+  resolve(): void;
+  reject(err: Error): void;
+  proxyReq?: ClientRequest;
+}
+
+/** The service answered with a 5xx: a failure for the breaker, while its answer still goes out. */
+class ServerErrorAnswer extends Error {}
+
+/** The service stopped answering anything (the watchdog's finding). */
+class StalledError extends Error {}
+
+const WATCH_INTERVAL_MS = 250;
 
 /**
- * One service behind the gateway: a keep-alive proxy and one circuit breaker. Connection failures
- * and timeouts count against the breaker; once it opens, requests get a 503 at once instead of
- * waiting on a service that is down, and a trial request later closes it again.
+ * One service behind the gateway: a keep-alive proxy and one circuit breaker. The breaker counts
+ * only what the service did (DESIGN.md §9): refused or reset connections, 5xx answers and no answer
+ * within `timeoutMs` fail; a 4xx or a client that goes away do not.
+ *
+ * A stopped (not dead) process accepts connections and answers nothing, so no request fails before
+ * its full `timeoutMs`. A watchdog covers that without cutting slow requests short: once a request
+ * has waited `stallMs` and the service has answered nothing for as long, it probes `/healthz` on a
+ * connection of its own. A service that answers is merely slow and is left alone; one that does
+ * not is stalled: the breaker opens, every request waiting on it gets its 503, and the probe
+ * repeats every 250 ms until it answers, which closes the breaker at once.
  */
 export class Upstream {
-  readonly breaker: CircuitBreaker<[() => Promise<unknown>], unknown>;
-  private readonly pending = new WeakMap<IncomingMessage, Pending>();
+  readonly breaker: Breaker;
+  private readonly inFlight = new Map<IncomingMessage, InFlight>();
   private readonly middleware: ReturnType<typeof createProxyMiddleware<IncomingMessage, ServerResponse>>;
   readonly agent: http.Agent;
+  private readonly stallMs: number;
+  private readonly watch: NodeJS.Timeout;
+  private lastAnswerAt = performance.now();
+  private probing = false;
+  private stalled = false;
 
   constructor(private readonly opts: UpstreamOptions) {
+    this.stallMs = opts.stallMs ?? 1_000;
     this.agent = new http.Agent({ keepAlive: true, maxSockets: 256, scheduling: 'lifo' });
     this.middleware = createProxyMiddleware<IncomingMessage, ServerResponse>({
       target: opts.target,
@@ -45,33 +80,22 @@ export class Upstream {
       ejectPlugins: true,
       plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
       on: {
-        proxyRes: (_proxyRes, req) => this.pending.get(req)?.resolve(),
-        error: (err, req) => this.pending.get(req as IncomingMessage)?.reject(err),
+        proxyReq: (proxyReq, req) => this.sending(proxyReq, req),
+        proxyRes: (proxyRes, req) => {
+          this.lastAnswerAt = performance.now();
+          const status = proxyRes.statusCode ?? 502;
+          this.settle(req, status >= 500 ? new ServerErrorAnswer() : null);
+        },
+        error: (err, req) => this.settle(req as IncomingMessage, err),
       },
     });
-    this.breaker = new CircuitBreaker((work: () => Promise<unknown>) => work(), {
-      name: opts.name,
-      timeout: false,
-      errorThresholdPercentage: 50,
-      volumeThreshold: 5,
-      rollingCountTimeout: 10_000,
-      resetTimeout: opts.resetTimeoutMs ?? 5_000,
-    });
-    this.breaker.on('open', () =>
-      opts.logger.warn({ upstream: opts.name }, 'circuit opened: upstream failing'),
-    );
-    this.breaker.on('close', () =>
-      opts.logger.info({ upstream: opts.name }, 'circuit closed: upstream recovered'),
-    );
+    this.breaker = createBreaker(opts.name, opts.logger, opts.resetTimeoutMs);
+    this.watch = setInterval(() => this.check(), WATCH_INTERVAL_MS).unref();
   }
 
   /** 0 closed, 1 half-open, 2 open. */
   get state(): number {
-    return this.breaker.opened
-      ? BREAKER_STATE.open
-      : this.breaker.halfOpen
-        ? BREAKER_STATE.halfOpen
-        : BREAKER_STATE.closed;
+    return breakerState(this.breaker);
   }
 
   get name(): UpstreamName {
@@ -82,38 +106,88 @@ export class Upstream {
     return Math.ceil((this.opts.resetTimeoutMs ?? 5_000) / 1000);
   }
 
-  /** Runs any call to this service through its breaker. */
-  call<T>(work: () => Promise<T>): Promise<T> {
-    return this.breaker.fire(work) as Promise<T>;
-  }
-
-  /** Proxies the request; rejects (the caller answers 503) when the service is unreachable. */
-  proxy(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    return this.call(
-      () =>
-        new Promise<void>((resolve, reject) => {
-          this.pending.set(req, { resolve, reject });
-          const next = (err?: unknown) => reject(err instanceof Error ? err : new Error('not proxied'));
-          void this.middleware(req, res, next);
-        }),
-    );
+  /**
+   * Proxies the request; rejects (the caller answers 503) when the service is unreachable, stalled
+   * or its breaker open. A 5xx of the service's own is passed on as it is (and counted).
+   */
+  async proxy(req: IncomingMessage, res: ServerResponse, options: ForwardOptions = {}): Promise<void> {
+    try {
+      await this.breaker.fire(
+        () =>
+          new Promise<void>((resolve, reject) => {
+            this.inFlight.set(req, { started: performance.now(), options, resolve, reject });
+            res.once('close', () => this.settle(req, new CallerGoneError()));
+            void this.middleware(req, res, (err?: unknown) =>
+              this.settle(req, err instanceof Error ? err : new Error('not proxied')),
+            );
+          }),
+      );
+    } catch (err) {
+      if (err instanceof ServerErrorAnswer || err instanceof CallerGoneError) return;
+      throw err;
+    }
   }
 
   close(): void {
+    clearInterval(this.watch);
     this.breaker.shutdown();
     this.agent.destroy();
   }
-}
 
-/** One gauge for every upstream's breaker, read at scrape time. */
-export function registerBreakerMetrics(registry: Registry, upstreams: Upstream[]): void {
-  new Gauge({
-    name: 'gateway_breaker_state',
-    help: 'Circuit breaker state per upstream: 0 closed, 1 half-open, 2 open',
-    labelNames: ['upstream'],
-    registers: [registry],
-    collect() {
-      for (const upstream of upstreams) this.set({ upstream: upstream.name }, upstream.state);
-    },
-  });
+  private sending(proxyReq: ClientRequest, req: IncomingMessage): void {
+    const flight = this.inFlight.get(req);
+    if (!flight) return;
+    flight.proxyReq = proxyReq;
+    const { headersFor, body } = flight.options;
+    if (headersFor)
+      for (const [name, value] of Object.entries(headersFor(proxyReq.path))) proxyReq.setHeader(name, value);
+    if (body) {
+      // The client's stream is consumed already: its pipe into proxyReq only ends it.
+      proxyReq.removeHeader('transfer-encoding');
+      proxyReq.setHeader('content-length', body.length);
+      proxyReq.write(body);
+    }
+  }
+
+  private settle(req: IncomingMessage, err: Error | null): void {
+    const flight = this.inFlight.get(req);
+    if (!flight) return;
+    this.inFlight.delete(req);
+    if (err) flight.reject(err);
+    else flight.resolve();
+  }
+
+  private check(): void {
+    if (this.probing) return;
+    const now = performance.now();
+    if (!this.stalled) {
+      // Map order is arrival order: the first entry has waited longest.
+      const oldest = this.inFlight.values().next().value;
+      if (!oldest || now - oldest.started < this.stallMs || now - this.lastAnswerAt < this.stallMs) return;
+    }
+    this.probing = true;
+    void answersHealthz(this.opts.target, this.stallMs).then((alive) => {
+      this.probing = false;
+      if (!alive) return this.stall();
+      this.lastAnswerAt = performance.now();
+      if (this.stalled) this.recovered();
+    });
+  }
+
+  /** Opens the breaker and fails whatever waits on the service, a half-open trial included. */
+  private stall(): void {
+    if (!this.stalled)
+      this.opts.logger.warn({ upstream: this.opts.name }, 'upstream stalled: answering 503 at once');
+    this.stalled = true;
+    this.breaker.open();
+    for (const [req, flight] of [...this.inFlight]) {
+      this.settle(req, new StalledError(`the ${this.opts.name} service stopped answering`));
+      flight.proxyReq?.destroy();
+    }
+  }
+
+  private recovered(): void {
+    this.stalled = false;
+    this.breaker.close();
+  }
 }

@@ -43,6 +43,51 @@ describe('Redis unreachable', () => {
   }, 30_000);
 });
 
+describe('Redis unreachable behind several gateways', () => {
+  it('lets an account through the in-memory fallback at most budget ÷ GATEWAY_REPLICAS', async () => {
+    await stack.restartGateway({ GATEWAY_REPLICAS: '4' });
+    try {
+      const { key } = await memberWithKey(stack, ['read']);
+      await waitFor(async () => (await ready()).status === 'ok', { what: 'gateway ready' });
+      expect((await gw(stack, 'GET', '/api/v1/posts', { key })).status).toBe(200);
+
+      await redisProxy.cut();
+      await waitFor(async () => (await ready()).status === 'degraded', { what: 'degraded readiness' });
+      const during = [];
+      for (let i = 0; i < 30; i++) during.push(await gw(stack, 'GET', '/api/v1/posts', { key }));
+      // A free account (100/h) through one of four gateways: 25 here, 100 over all four.
+      expect(during.filter((res) => res.status === 200)).toHaveLength(25);
+      expect(during.slice(25).map((res) => res.status)).toEqual([429, 429, 429, 429, 429]);
+      expect(during[0]!.headers.get('x-ratelimit-limit')).toBe('25');
+    } finally {
+      redisProxy.restore();
+      await waitFor(async () => (await ready()).status === 'ok', { what: 'redis again', timeoutMs: 10_000 });
+      await stack.restartGateway();
+    }
+  }, 30_000);
+});
+
+describe('Redis hung (connected, answering nothing)', () => {
+  it('costs one command timeout, then limits in memory for the cool-off instead of waiting per request', async () => {
+    const { key } = await memberWithKey(stack, ['read']);
+    await waitFor(async () => (await ready()).status === 'ok', { what: 'gateway ready' });
+    expect((await gw(stack, 'GET', '/api/v1/posts', { key })).status).toBe(200);
+
+    redisProxy.freeze();
+    try {
+      const started = performance.now();
+      const statuses = [];
+      for (let i = 0; i < 10; i++) statuses.push((await gw(stack, 'GET', '/api/v1/posts', { key })).status);
+      const elapsed = performance.now() - started;
+      expect(statuses).toEqual(Array(10).fill(200));
+      // One wait of ioredis's 500 ms command timeout, not ten.
+      expect(elapsed).toBeLessThan(2_500);
+    } finally {
+      redisProxy.restore();
+    }
+  }, 30_000);
+});
+
 describe('an upstream down', () => {
   it('answers 503 fast while posts-service is down, then recovers by itself', async () => {
     const { key } = await memberWithKey(stack, ['read']);

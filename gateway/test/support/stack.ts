@@ -20,6 +20,8 @@ export interface Stack {
   usersUrl: string;
   postsUrl: string;
   exchange: string;
+  /** The running gateway itself (its breakers). */
+  gatewayService(): GatewayService;
   restartGateway(env?: Record<string, string>): Promise<void>;
   stopPosts(): Promise<void>;
   startPosts(): Promise<void>;
@@ -45,7 +47,12 @@ export async function startStack(
   };
   const users = await startUsers(parseUsersConfig({ ...common, USERS_SERVICE_PORT: '0', ...usersEnv }));
   const webhooks = await startWebhooks(
-    parseWebhookConfig({ ...common, WEBHOOK_SERVICE_PORT: '0', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }),
+    parseWebhookConfig({
+      ...common,
+      WEBHOOK_SERVICE_PORT: '0',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      SECRETS_KEY: randomBytes(32).toString('base64'),
+    }),
   );
   const postsConfig = parsePostsConfig({ ...common, POSTS_SERVICE_PORT: '0' });
   let posts = await startPosts(postsConfig);
@@ -73,6 +80,7 @@ export async function startStack(
     usersUrl: users.url,
     postsUrl: `http://127.0.0.1:${postsPort}`,
     exchange,
+    gatewayService: () => gateway,
     async restartGateway(env = {}) {
       await gateway.stop();
       config = gatewayConfig(env);

@@ -17,6 +17,19 @@ describe('gateway configuration', () => {
     ]);
   });
 
+  it('defaults the hardening settings of DESIGN.md §9', () => {
+    expect(parseGatewayConfig(base)).toMatchObject({
+      PAGES_HOURLY_LIMIT: 600,
+      GATEWAY_REPLICAS: 1,
+      BODY_TIMEOUT_MS: 10_000,
+      UPSTREAM_TIMEOUT_MS: 10_000,
+      UPSTREAM_STALL_MS: 1_000,
+    });
+    expect(() => parseGatewayConfig({ ...base, GATEWAY_REPLICAS: '0' })).toThrow(
+      'GATEWAY_REPLICAS: must be at least 1',
+    );
+  });
+
   it('prefers an explicit URL, and falls back to ports 3001–3003', () => {
     const config = parseGatewayConfig({
       ...base,

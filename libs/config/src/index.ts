@@ -62,6 +62,32 @@ export function urlVar(protocols: string[], fallback: string) {
   );
 }
 
+/** An optional absolute URL whose protocol is one of `protocols`: unset or empty is `undefined`. */
+export function optionalUrlVar(protocols: string[]) {
+  return z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .refine(
+        (value) => {
+          try {
+            return protocols.includes(new URL(value).protocol.replace(/:$/, ''));
+          } catch {
+            return false;
+          }
+        },
+        `must be an absolute ${protocols.join(' or ')} URL`,
+      )
+      .optional(),
+  );
+}
+
+/**
+ * PUBLIC_BASE_URL: where clients reach the platform (`https://api.example.com`), for the absolute
+ * URLs a service writes (pagination links, …). Unset: the request's own host.
+ */
+export const publicBaseUrlVar = () => optionalUrlVar(['http', 'https']);
+
 export function portVar(fallback: number) {
   return z.preprocess(
     emptyAsUndefined,
@@ -131,6 +157,9 @@ export const dataServiceEnv = {
   ),
   DB_POOL_MAX: intVar(10, 1),
   SHUTDOWN_GRACE_MS: intVar(10_000, 0),
+  /** The address a service listens on: loopback unless a container must be reached from outside. */
+  SERVICE_HOST: z.preprocess(emptyAsUndefined, z.string().default('127.0.0.1')),
+  PUBLIC_BASE_URL: publicBaseUrlVar(),
 };
 
 /** The URL with any password masked, fit for a log line or an error message. */

@@ -15,7 +15,10 @@ describe('parseConfig', () => {
       NODE_ENV: 'development',
       LOG_LEVEL: 'info',
       FLAG: false,
+      // Only the gateway is public: a service answers on loopback unless told otherwise.
+      SERVICE_HOST: '127.0.0.1',
     });
+    expect(config.PUBLIC_BASE_URL).toBeUndefined();
     expect(Object.isFrozen(config)).toBe(true);
   });
 

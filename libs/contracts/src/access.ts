@@ -28,6 +28,8 @@ export interface Actor {
   userId: number;
   role: Role;
   scopes: ReadonlySet<Scope>;
+  /** When the credential the caller presented stops working (null or absent: it does not expire). */
+  expiresAt?: Date | null;
 }
 
 export function isRole(value: string): value is Role {

@@ -9,8 +9,32 @@ export const MAX_ID = 2147483647;
 /** A positive 32-bit integer id, as in bodies (no coercion: "5" is invalid_type). */
 export const idField = z.int({ error: 'must be an integer' }).min(1).max(MAX_ID);
 
-/** `YYYY-MM-DDThh:mm:ssZ`, the only timestamp form on the wire. */
-export const timestamp = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+/** `YYYY-MM-DDThh:mm:ssZ`, the only timestamp form on the wire: a real instant, written as we write it. */
+export const timestamp = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/)
+  .refine((value) => {
+    const date = new Date(value);
+    // Date rolls 2027-02-30 over to March: only a value that comes back unchanged is a real date.
+    return !Number.isNaN(date.getTime()) && toTimestamp(date) === value;
+  }, 'must be a real date-time');
+
+/** The last instant a timestamp on the wire can name. */
+export const LATEST_DATE = new Date('9999-12-31T23:59:59.999Z');
+
+/**
+ * An ISO 8601 date-time a client sends, with `Z` or an offset, as a Date: range-checked after the
+ * offset is applied, so nothing beyond 9999-12-31Z gets in (it could not be written back as a
+ * timestamp).
+ */
+export const dateTimeInput = () =>
+  z.iso
+    .datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. 2027-01-31T00:00:00Z' })
+    .transform((value) => new Date(value))
+    .refine((date) => !Number.isNaN(date.getTime()) && date <= LATEST_DATE, {
+      message: 'must not be later than 9999-12-31T23:59:59Z',
+      params: { code: 'too_big' },
+    });
 
 export function toTimestamp(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');

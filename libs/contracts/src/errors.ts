@@ -8,6 +8,7 @@ export const ERROR_STATUS = {
   post_locked: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -109,6 +110,19 @@ export class ServiceUnavailableError extends AppError {
     readonly retryAfterSeconds = 5,
   ) {
     super('service_unavailable', message);
+  }
+}
+
+/** The client took longer than the gateway waits to send its request body. */
+export class RequestTimeoutError extends AppError {
+  constructor(message = 'the request body did not arrive in time') {
+    super('request_timeout', message);
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  constructor(message = 'the request body is larger than 64 KiB') {
+    super('payload_too_large', message);
   }
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ROLES, SCOPES } from './access';
-import { enumQuery, paginationQuery, text, timestamp, httpUrl } from './common';
+import { dateTimeInput, enumQuery, paginationQuery, text, timestamp, httpUrl } from './common';
 
 export const PLANS = ['free', 'beta', 'pro', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -92,9 +92,7 @@ export const scopeList = z
 export const createKeyBody = z.strictObject({
   name: text({ min: 1, max: 100 }),
   scopes: scopeList.optional(),
-  expires_at: z.iso
-    .datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. 2027-01-31T00:00:00Z' })
-    .transform((value) => new Date(value))
+  expires_at: dateTimeInput()
     .refine((date) => date.getTime() > Date.now(), 'must be in the future')
     .nullable()
     .optional(),

@@ -3,7 +3,7 @@ import { enumQuery, paginationQuery, text, timestamp, httpUrl } from './common';
 import { PUBLIC_EVENTS } from './events';
 
 export const MAX_WEBHOOKS_PER_USER = 20;
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
 
 const webhookUrl = httpUrl;
 

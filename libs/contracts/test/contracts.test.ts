@@ -1,4 +1,12 @@
-import { createPostBody, listPostsQuery, text, toTimestamp, updatePostBody } from '@community/contracts';
+import {
+  createKeyBody,
+  createPostBody,
+  listPostsQuery,
+  text,
+  timestamp,
+  toTimestamp,
+  updatePostBody,
+} from '@community/contracts';
 
 describe('text()', () => {
   const title = text({ min: 1, max: 3 });
@@ -33,5 +41,26 @@ describe('post bodies', () => {
 describe('toTimestamp', () => {
   it('drops milliseconds', () => {
     expect(toTimestamp(new Date('2026-02-07T10:11:12.345Z'))).toBe('2026-02-07T10:11:12Z');
+  });
+});
+
+describe('dates a client sends', () => {
+  it.each(['2027-02-30T00:00:00Z', '2027-13-01T00:00:00Z', '2027-01-01T25:00:00Z', '0000-00-00T00:00:00Z'])(
+    'a timestamp is a real instant: %s is not',
+    (value) => {
+      expect(timestamp.safeParse(value).success).toBe(false);
+    },
+  );
+
+  it('a timestamp may be any real second up to 9999-12-31T23:59:59Z', () => {
+    for (const value of ['2028-02-29T23:59:59Z', '9999-12-31T23:59:59Z', '1970-01-01T00:00:00Z'])
+      expect(timestamp.safeParse(value).success).toBe(true);
+  });
+
+  it('expires_at is range-checked after its offset: nothing beyond 9999-12-31Z', () => {
+    const expiresAt = (value: string) => createKeyBody.safeParse({ name: 'k', expires_at: value });
+    expect(expiresAt('9999-12-31T23:59:59-23:59').success).toBe(false);
+    expect(expiresAt('9999-12-31T23:59:59+23:59').success).toBe(true);
+    expect(expiresAt('2027-02-29T00:00:00Z').success).toBe(false);
   });
 });

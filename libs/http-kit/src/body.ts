@@ -1,7 +1,10 @@
+import { isUtf8 } from 'node:buffer';
 import express, { type RequestHandler } from 'express';
 import { AppError } from '@community/contracts';
 
 export const BODY_LIMIT = '64kb';
+/** The body-parser error type of a body that is not valid UTF-8. */
+export const INVALID_UTF8 = 'entity.invalid_utf8';
 
 function hasBody(headers: Record<string, unknown>): boolean {
   const length = headers['content-length'];
@@ -13,10 +16,18 @@ const isJsonType = (type: string | undefined) =>
 
 /**
  * JSON bodies only, at most 64 KiB. A body with another media type is 415; unparseable JSON is 400
- * invalid_json; too large is 413 (the mapping lives in the error handler). No body reads as `{}`.
+ * invalid_json, and so is one whose bytes are not valid UTF-8 (the decoder would silently put U+FFFD
+ * in their place); too large is 413 (the mapping lives in the error handler). No body reads as `{}`.
  */
 export function jsonBody(): RequestHandler[] {
-  const parse = express.json({ limit: BODY_LIMIT, strict: false, type: () => true });
+  const parse = express.json({
+    limit: BODY_LIMIT,
+    strict: false,
+    type: () => true,
+    verify: (_req, _res, raw) => {
+      if (!isUtf8(raw)) throw Object.assign(new Error('invalid UTF-8'), { type: INVALID_UTF8 });
+    },
+  });
   const requireJson: RequestHandler = (req, _res, next) => {
     if (!hasBody(req.headers)) {
       req.body = {};

@@ -24,6 +24,8 @@ export interface ServiceAppOptions {
    * answers its own errors.
    */
   mounts?: { path: string; body: 'form' | 'none'; routes: (router: Router) => void }[];
+  /** PUBLIC_BASE_URL: the origin of the pagination links (else the request's host). */
+  publicBaseUrl?: string;
 }
 
 /**
@@ -37,6 +39,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.disable('etag');
   app.set('trust proxy', true);
   app.set('query parser', 'simple');
+  app.locals.publicBaseUrl = options.publicBaseUrl;
 
   app.use(requestId());
   app.use(httpMetrics(health.registry));

@@ -17,26 +17,54 @@ export interface Page<T> {
   limit: number;
 }
 
-/** The list envelope plus an RFC 8288 `Link` header whose URLs keep the request's filters and limit. */
-export function sendPage<T>(req: Request, res: Response, { items, totalItems, page, limit }: Page<T>): void {
+/**
+ * The list envelope plus an RFC 8288 `Link` header. Its URLs carry only `page`, `limit` and the
+ * list's documented filters the request used (`filters`: the parsed query, so the values are the
+ * validated ones), never whatever else a client appended: a query string can never make a response
+ * header large (DESIGN.md §9).
+ */
+export function sendPage<T>(
+  req: Request,
+  res: Response,
+  { items, totalItems, page, limit }: Page<T>,
+  filters: Record<string, unknown> = {},
+): void {
   const pagination: Pagination = {
     current_page: page,
     total_pages: Math.ceil(totalItems / limit),
     total_items: totalItems,
     per_page: limit,
   };
-  const link = linkHeader(req, pagination);
-  if (link) res.setHeader('Link', link);
+  res.setHeader('Link', linkHeader(req, pagination, filters));
   res.status(200).json({ success: true, data: items, pagination });
 }
 
-export function linkHeader(req: Request, { current_page, total_pages, per_page }: Pagination): string {
-  const base = new URL(req.originalUrl, `${req.protocol}://${req.get('host') ?? 'localhost'}`);
+/** A Host header fit to build a URL on: a host name or IP literal with an optional port. */
+const SANE_HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+
+/** Where the links point: PUBLIC_BASE_URL when the service has one, else the request's own host. */
+function linkOrigin(req: Request): string {
+  const configured = (req.app.locals as { publicBaseUrl?: string }).publicBaseUrl;
+  if (configured) return configured.replace(/\/+$/, '');
+  const host = req.get('host');
+  return `${req.protocol === 'https' ? 'https' : 'http'}://${host && SANE_HOST.test(host) ? host : 'localhost'}`;
+}
+
+export function linkHeader(
+  req: Request,
+  { current_page, total_pages, per_page }: Pagination,
+  filters: Record<string, unknown> = {},
+): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(filters)) {
+    const sent = Object.hasOwn(req.query, name);
+    if (sent && name !== 'page' && name !== 'limit' && isScalar(value)) query.set(name, String(value));
+  }
+  const base = `${linkOrigin(req)}${req.baseUrl}${req.path}`;
   const at = (page: number, rel: string) => {
-    const url = new URL(base);
-    url.searchParams.set('page', String(page));
-    url.searchParams.set('limit', String(per_page));
-    return `<${url.toString()}>; rel="${rel}"`;
+    query.set('page', String(page));
+    query.set('limit', String(per_page));
+    return `<${base}?${query.toString()}>; rel="${rel}"`;
   };
   const last = Math.max(total_pages, 1);
   const links = [at(1, 'first')];
@@ -45,3 +73,6 @@ export function linkHeader(req: Request, { current_page, total_pages, per_page }
   links.push(at(last, 'last'));
   return links.join(', ');
 }
+
+const isScalar = (value: unknown): value is string | number | boolean =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';

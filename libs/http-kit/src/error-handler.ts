@@ -8,12 +8,14 @@ import {
 } from '@community/contracts';
 import { isConnectionError } from '@community/db';
 import type { Logger } from '@community/logging';
+import { INVALID_UTF8 } from './body';
 import { requestIdField } from './request-id';
 import { MethodNotAllowedError } from './resource';
 
 /** body-parser's error types, mapped to the envelope's codes. */
 const BODY_ERRORS: Record<string, AppError> = {
   'entity.parse.failed': new AppError('invalid_json', 'the request body is not valid JSON'),
+  [INVALID_UTF8]: new AppError('invalid_json', 'the request body is not valid UTF-8'),
   'entity.too.large': new AppError('payload_too_large', 'the request body is larger than 64 KiB'),
   'charset.unsupported': new AppError(
     'unsupported_media_type',

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { isRole, UnauthorizedError, effectiveScopes, type Actor } from '@community/contracts';
+import { isRole, toTimestamp, UnauthorizedError, effectiveScopes, type Actor } from '@community/contracts';
 import { currentLogContext } from '@community/logging';
 
 /** Headers the gateway sets; services trust them only with a valid signature. */
@@ -8,6 +8,8 @@ export const IDENTITY_HEADERS = {
   userId: 'x-user-id',
   role: 'x-user-role',
   scopes: 'x-user-scopes',
+  /** When the presented credential expires (`YYYY-MM-DDThh:mm:ssZ`), absent when it does not. */
+  expires: 'x-user-expires',
   clientIp: 'x-internal-client-ip',
   timestamp: 'x-internal-timestamp',
   signature: 'x-internal-signature',
@@ -33,13 +35,18 @@ interface SignedFields {
   role: string;
   scopes: string;
   clientIp: string;
+  expires: string;
 }
 
 function payload(fields: SignedFields): string {
   // An empty query (`/posts?`) reaches the service as `/posts` through some clients and proxies.
   const target = fields.url.endsWith('?') ? fields.url.slice(0, -1) : fields.url;
-  const { ts, method, userId, role, scopes, clientIp } = fields;
-  return ['v1', ts, method.toUpperCase(), target, userId, role, scopes, clientIp].join('\n');
+  const { ts, method, userId, role, scopes, clientIp, expires } = fields;
+  const signed = ['v1', ts, method.toUpperCase(), target, userId, role, scopes, clientIp];
+  // Only when there is one: a credential without expiry signs as before, so a gateway and services
+  // of the previous release still understand each other during a rolling upgrade.
+  if (expires) signed.push(expires);
+  return signed.join('\n');
 }
 
 function sign(token: string, fields: SignedFields): string {
@@ -57,6 +64,7 @@ export function signIdentity(token: string, input: SignInput): Record<string, st
     role: actor?.role ?? '',
     scopes: actor ? [...actor.scopes].sort().join(' ') : '',
     clientIp,
+    expires: actor?.expiresAt ? toTimestamp(actor.expiresAt) : '',
   };
   const headers: Record<string, string> = {
     [IDENTITY_HEADERS.timestamp]: fields.ts,
@@ -67,6 +75,7 @@ export function signIdentity(token: string, input: SignInput): Record<string, st
     headers[IDENTITY_HEADERS.userId] = fields.userId;
     headers[IDENTITY_HEADERS.role] = fields.role;
     headers[IDENTITY_HEADERS.scopes] = fields.scopes;
+    if (fields.expires) headers[IDENTITY_HEADERS.expires] = fields.expires;
   }
   return headers;
 }
@@ -88,6 +97,7 @@ export function verifyIdentity(token: string): RequestHandler {
       role: header(req.headers[IDENTITY_HEADERS.role]),
       scopes: header(req.headers[IDENTITY_HEADERS.scopes]),
       clientIp: header(req.headers[IDENTITY_HEADERS.clientIp]),
+      expires: header(req.headers[IDENTITY_HEADERS.expires]),
     };
     const expected = sign(token, fields);
     const fresh = Math.abs(Date.now() / 1000 - Number(fields.ts)) <= MAX_SKEW_SECONDS;
@@ -99,11 +109,17 @@ export function verifyIdentity(token: string): RequestHandler {
       res.locals.actor = null;
       return next();
     }
-    const { userId, role, scopes } = fields;
-    if (!/^[1-9]\d{0,9}$/.test(userId) || !isRole(role)) {
+    const { userId, role, scopes, expires } = fields;
+    const expiresAt = expires ? new Date(expires) : null;
+    if (!/^[1-9]\d{0,9}$/.test(userId) || !isRole(role) || Number.isNaN(expiresAt?.getTime())) {
       return next(new UnauthorizedError('requests must come through the API gateway'));
     }
-    const actor: Actor = { userId: Number(userId), role, scopes: effectiveScopes(role, scopes.split(' ')) };
+    const actor: Actor = {
+      userId: Number(userId),
+      role,
+      scopes: effectiveScopes(role, scopes.split(' ')),
+      expiresAt,
+    };
     res.locals.actor = actor;
     const ctx = currentLogContext();
     if (ctx) ctx.accountId = actor.userId;

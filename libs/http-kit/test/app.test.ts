@@ -31,6 +31,10 @@ function routes(router: Router) {
     get: (req, res) =>
       sendData(res, { id: parseId(req.params.id, 'thing'), actor: requireActor(res.locals).userId }),
   });
+  router.get('/credential', (_req, res) => {
+    const { expiresAt } = requireActor(res.locals);
+    sendData(res, { expires_at: expiresAt ? expiresAt.toISOString() : null });
+  });
   router.get('/boom', () => {
     throw new Error('select * from secrets where password = hunter2');
   });
@@ -71,7 +75,7 @@ const member = { userId: 7, role: 'member' as const, scopes: new Set(['read', 'w
 async function call(
   method: string,
   path: string,
-  init: { body?: string; headers?: Record<string, string> } = {},
+  init: { body?: string | Uint8Array; headers?: Record<string, string> } = {},
 ) {
   const url = `/api/v1${path}`;
   const res = await fetch(server.url + url, {
@@ -120,6 +124,26 @@ describe('createServiceApp', () => {
     expect(ok.status).toBe(201);
     const empty = await call('POST', '/things');
     expect(empty.json.details).toMatchObject({ field: 'name', code: 'required' });
+  });
+
+  it('answers 400 invalid_json for a body that is not valid UTF-8, never replacing the bytes', async () => {
+    const json = { 'content-type': 'application/json' };
+    for (const bytes of [
+      [0xff], // never valid
+      [0xc3, 0x28], // a broken two-byte sequence
+      [0xed, 0xa0, 0x80], // an encoded UTF-16 surrogate
+      [0xc0, 0xaf], // an overlong "/"
+    ]) {
+      const body = Buffer.concat([Buffer.from('{"name":"a'), Buffer.from(bytes), Buffer.from('"}')]);
+      const res = await call('POST', '/things', { body, headers: json });
+      expect([res.status, res.json.error, res.json.message]).toEqual([
+        400,
+        'invalid_json',
+        'the request body is not valid UTF-8',
+      ]);
+    }
+    const good = await call('POST', '/things', { body: Buffer.from('{"name":"café"}'), headers: json });
+    expect([good.status, good.json.data.name]).toEqual([201, 'café']);
   });
 
   it('answers 415 for a non-JSON body, 400 for broken JSON and 413 over 64 KiB', async () => {
@@ -202,6 +226,32 @@ describe('createServiceApp', () => {
       actor: member,
     });
     expect((await fetch(`${server.url}/api/v1/things/1`, { headers: wrongKey })).status).toBe(401);
+  });
+
+  it("signs the credential's expiry: passed on when signed, refused when added or changed", async () => {
+    const url = '/api/v1/credential';
+    const get = (headers: Record<string, string>) => fetch(server.url + url, { headers });
+    const expiring = { ...member, expiresAt: new Date('2027-01-31T00:00:00Z') };
+    const signed = signIdentity(token, { method: 'GET', url, actor: expiring });
+    expect(signed['x-user-expires']).toBe('2027-01-31T00:00:00Z');
+    expect(await (await get(signed)).json()).toEqual({
+      success: true,
+      data: { expires_at: '2027-01-31T00:00:00.000Z' },
+    });
+
+    const changed = await get({ ...signed, 'x-user-expires': '2099-01-01T00:00:00Z' });
+    const dropped = { ...signed };
+    delete dropped['x-user-expires'];
+    const unsignedExpiry = {
+      ...signIdentity(token, { method: 'GET', url, actor: member }),
+      'x-user-expires': '2027-01-31T00:00:00Z',
+    };
+    expect([changed.status, (await get(dropped)).status, (await get(unsignedExpiry)).status]).toEqual([
+      401, 401, 401,
+    ]);
+
+    const never = await get(signIdentity(token, { method: 'GET', url, actor: member }));
+    expect(await never.json()).toEqual({ success: true, data: { expires_at: null } });
   });
 
   it('passes the signed actor to handlers', async () => {

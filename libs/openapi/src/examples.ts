@@ -182,6 +182,7 @@ export const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'method_not_allowed'>, Re
     message: 'a category with slug "general" already exists',
     details: { field: 'slug' },
   },
+  request_timeout: { error: 'request_timeout', message: 'the request body did not arrive within 10 seconds' },
   payload_too_large: { error: 'payload_too_large', message: 'the request body is larger than 64 KiB' },
   unsupported_media_type: {
     error: 'unsupported_media_type',

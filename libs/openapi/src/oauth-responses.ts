@@ -9,7 +9,7 @@ interface OAuthErrorResponse {
   description: string;
   codes: OAuthErrorCode[];
   /** The gateway can answer this status itself, with this API envelope code (the schema is then either). */
-  gateway?: 'internal_error' | 'service_unavailable';
+  gateway?: 'internal_error' | 'service_unavailable' | 'request_timeout' | 'payload_too_large';
   headers?: Record<string, Json>;
 }
 
@@ -43,10 +43,19 @@ export const OAUTH_ERROR_RESPONSES: Record<number, OAuthErrorResponse> = {
       },
     },
   },
+  408: {
+    name: 'OAuthRequestTimeout',
+    description:
+      'The gateway’s `request_timeout` envelope: the body did not arrive within `BODY_TIMEOUT_MS`; the connection is closed.',
+    codes: [],
+    gateway: 'request_timeout',
+  },
   413: {
     name: 'OAuthPayloadTooLarge',
-    description: 'The body is larger than 64 KiB.',
-    codes: ['invalid_request'],
+    description:
+      'The body is larger than 64 KiB: the gateway’s `payload_too_large` envelope (it reads every body first).',
+    codes: [],
+    gateway: 'payload_too_large',
   },
   500: {
     name: 'OAuthInternalError',
@@ -76,7 +85,9 @@ export function oauthErrorResponseComponent(status: number): Json {
     ...spec.headers,
   };
   const oauthError = ref('schemas', 'OAuthError');
-  const schema = gateway ? { anyOf: [oauthError, ref('schemas', errorSchemaName(status))] } : oauthError;
+  const envelope = gateway ? ref('schemas', errorSchemaName(status)) : null;
+  // Some statuses only the gateway answers (a slow or oversized body never reaches users-service).
+  const schema = !envelope ? oauthError : spec.codes.length ? { anyOf: [oauthError, envelope] } : envelope;
   const examples: Json = Object.fromEntries(
     spec.codes.map((code) => [code, { value: OAUTH_ERROR_EXAMPLES[code] }]),
   );

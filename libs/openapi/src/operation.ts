@@ -66,11 +66,12 @@ export interface OperationSpec {
 /** The error statuses one operation can answer (DESIGN.md §3), in ascending order. */
 export function errorStatuses(op: OperationSpec): number[] {
   // The gateway reads no bearer there; the app's own authentication fails with 401, and a body that
-  // is not a form is an RFC 6749 `invalid_request` (400), not 415.
-  if (op.protocol === 'oauth') return [400, 401, 413, 429, 500, 503];
+  // is not a form is an RFC 6749 `invalid_request` (400), not 415. The gateway reads every body
+  // first: a slow one is its 408, one over 64 KiB its 413.
+  if (op.protocol === 'oauth') return [400, 401, 408, 413, 429, 500, 503];
   // A key that is sent is always checked, so even the key-less operations can answer 401 and 403.
   const statuses = new Set<number>([401, 403, 429, 500, 503]);
-  if (op.body) [400, 413, 415].forEach((status) => statuses.add(status));
+  if (op.body) [400, 408, 413, 415].forEach((status) => statuses.add(status));
   // A redirect passes its query on unread: the page it leads to checks it.
   if (op.query && op.response.status !== 302) statuses.add(400);
   if (op.path.includes('{')) statuses.add(404);

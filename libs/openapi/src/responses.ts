@@ -102,6 +102,11 @@ export const ERROR_RESPONSES: Record<number, ErrorResponse> = {
     name: 'NotFound',
     description: 'No such resource (also for ids that are not integers in 1..2147483647).',
   },
+  408: {
+    name: 'RequestTimeout',
+    description:
+      'The body did not arrive within the gateway’s `BODY_TIMEOUT_MS` (a slow or stalled client); the connection is closed.',
+  },
   409: { name: 'Conflict', description: 'A uniqueness rule or the state of the resource forbids this.' },
   413: { name: 'PayloadTooLarge', description: 'The body is larger than 64 KiB.' },
   415: {

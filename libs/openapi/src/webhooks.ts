@@ -57,7 +57,7 @@ const RESPONSES: Json = {
   '503': RETRY_LATER,
   default: {
     description:
-      'Anything else, or no answer within 10 seconds, is retried on the retry schedule (±20% jitter); after the last attempt the delivery is `failed` and can be redelivered.',
+      'Anything else, or no answer within 10 seconds, is retried on the retry schedule (±20% jitter); after the last attempt the delivery is `failed` and can be redelivered. Deleting or disabling the endpoint ends its pending deliveries as `cancelled`.',
   },
 };
 

@@ -1,4 +1,5 @@
 import type { RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createDb, pingDb, type Sql } from '@community/db';
 import {
   AmqpConnection,
@@ -19,6 +20,9 @@ export interface DataServiceConfig {
   AMQP_EXCHANGE: string;
   DB_POOL_MAX: number;
   SHUTDOWN_GRACE_MS: number;
+  /** The address the HTTP server listens on (default 127.0.0.1: only the gateway is public). */
+  SERVICE_HOST?: string;
+  PUBLIC_BASE_URL?: string;
 }
 
 export interface DataServiceSpec {
@@ -44,16 +48,22 @@ export interface DataRuntime extends TxDeps {
   registry: Registry;
   amqp: AmqpConnection;
   health: HealthOptions;
+  /** PUBLIC_BASE_URL, for the absolute URLs the service writes. */
+  publicBaseUrl?: string;
 }
 
 export interface RunningDataService {
   url: string;
   port: number;
+  /** The address the server is bound to (SERVICE_HOST). */
+  address: string;
   logger: Logger;
   stop(): Promise<void>;
 }
 
 const VERSION = process.env.npm_package_version ?? '1.0.0';
+/** Services answer the gateway only, unless SERVICE_HOST opens them (containers: 0.0.0.0). */
+const LOOPBACK = '127.0.0.1';
 
 /**
  * What every service that owns a schema does at start: database and forward-only migrations, the
@@ -91,6 +101,7 @@ export async function startDataService(spec: DataServiceSpec): Promise<RunningDa
     afterCommit: () => relay.kick(),
     registry,
     amqp,
+    publicBaseUrl: config.PUBLIC_BASE_URL,
     health: {
       version: VERSION,
       registry,
@@ -107,12 +118,14 @@ export async function startDataService(spec: DataServiceSpec): Promise<RunningDa
     },
   };
   await spec.prepare?.(runtime);
-  const server = await listen(spec.app(runtime), spec.port);
-  logger.info({ port: server.port }, `${service} listening`);
+  const server = await listen(spec.app(runtime), spec.port, config.SERVICE_HOST ?? LOOPBACK);
+  const { address } = server.server.address() as AddressInfo;
+  logger.info({ address, port: server.port }, `${service} listening`);
 
   return {
     url: server.url,
     port: server.port,
+    address,
     logger,
     async stop() {
       shuttingDown = true;

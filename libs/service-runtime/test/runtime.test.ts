@@ -62,9 +62,30 @@ it('migrates, serves, reports readiness and stops in order', async () => {
     },
   });
   expect(await (await fetch(service.url)).json()).toEqual({ n: 1 });
+  // Only the gateway is public: without SERVICE_HOST a service answers on loopback only.
+  expect(service.address).toBe('127.0.0.1');
   await service.stop();
   expect(stopped).toEqual(['background']);
   await expect(fetch(service.url)).rejects.toThrow();
+});
+
+it('listens on SERVICE_HOST when one is given, as containers need', async () => {
+  const service = await startDataService({
+    service: 'runtime-svc',
+    schema: 'runtime',
+    migrationsDir,
+    handlers: {},
+    port: 0,
+    config: { ...config(database.url), SERVICE_HOST: '0.0.0.0' },
+    logger,
+    app: () => (_req, res) => res.end('ok'),
+  });
+  try {
+    expect(service.address).toBe('0.0.0.0');
+    expect(await (await fetch(service.url)).text()).toBe('ok');
+  } finally {
+    await service.stop();
+  }
 });
 
 it('fails to start with one sentence when PostgreSQL is unreachable', async () => {

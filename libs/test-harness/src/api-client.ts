@@ -12,8 +12,8 @@ export interface RequestOptions {
   /** Client address the gateway vouches for (per-IP limits in the services). */
   clientIp?: string;
   body?: unknown;
-  /** A raw body sent as-is (for malformed JSON, wrong media types). */
-  raw?: string;
+  /** A raw body sent as-is (for malformed JSON, wrong media types, bytes that are not UTF-8). */
+  raw?: string | Uint8Array;
   headers?: Record<string, string>;
   /** Skip the gateway's signature, as a caller reaching the service directly would. */
   unsigned?: boolean;

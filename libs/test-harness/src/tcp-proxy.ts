@@ -8,6 +8,8 @@ export interface TcpProxy {
   url(template: string): string;
   /** Breaks every live connection and refuses new ones until `restore()`: a simulated outage. */
   cut(): Promise<void>;
+  /** Keeps every connection open but passes nothing either way until `restore()`: a hung server. */
+  freeze(): void;
   restore(): void;
   stop(): Promise<void>;
 }
@@ -18,7 +20,13 @@ const HOST = '127.0.0.1';
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const clients = new Set<net.Socket>();
   const upstreams = new Set<net.Socket>();
+  const pairs = new Map<net.Socket, net.Socket>();
   let refusing = false;
+  let frozen = false;
+  const flow = (client: net.Socket, upstream: net.Socket) => {
+    client.pipe(upstream);
+    upstream.pipe(client);
+  };
 
   const server = net.createServer((client) => {
     track(clients, client);
@@ -27,9 +35,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       return;
     }
     const upstream = track(upstreams, net.connect(target.port, target.host));
-    client.pipe(upstream);
-    upstream.pipe(client);
-    client.once('close', () => upstream.destroy());
+    pairs.set(client, upstream);
+    if (!frozen) flow(client, upstream);
+    client.once('close', () => {
+      pairs.delete(client);
+      upstream.destroy();
+    });
     upstream.once('close', () => client.destroy());
   });
   await new Promise<void>((resolve, reject) => {
@@ -61,8 +72,17 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       refusing = true;
       await breakAll();
     },
+    freeze() {
+      frozen = true;
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream).pause();
+        upstream.unpipe(client).pause();
+      }
+    },
     restore() {
       refusing = false;
+      if (frozen) for (const [client, upstream] of pairs) flow(client, upstream);
+      frozen = false;
     },
     async stop() {
       refusing = true;

@@ -18,7 +18,8 @@ export function commentsRoutes(router: Router, deps: Deps): void {
   resource(router, '/posts/:id/comments', {
     get: async (req, res) => {
       const postId = parseId(req.params.id, 'post');
-      sendPage(req, res, await listComments(deps, postId, parseWith(listCommentsQuery, req.query)));
+      const query = parseWith(listCommentsQuery, req.query);
+      sendPage(req, res, await listComments(deps, postId, query), query);
     },
     post: async (req, res) => {
       const postId = parseId(req.params.id, 'post');

@@ -19,7 +19,10 @@ import type { ViewCounter } from '../domain/posts/view-counter';
 
 export function postsRoutes(router: Router, deps: Deps, views: ViewCounter): void {
   resource(router, '/posts', {
-    get: async (req, res) => sendPage(req, res, await listPosts(deps, parseWith(listPostsQuery, req.query))),
+    get: async (req, res) => {
+      const query = parseWith(listPostsQuery, req.query);
+      sendPage(req, res, await listPosts(deps, query), query);
+    },
     post: async (req, res) => {
       const post = await createPost(deps, requireActor(res.locals), parseWith(createPostBody, req.body));
       sendCreated(res, post, `/api/v1/posts/${post.id}`);

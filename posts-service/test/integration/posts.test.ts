@@ -122,6 +122,19 @@ describe('POST /api/v1/posts', () => {
     expect(res.body).toEqual({ error: 'invalid_json', message: 'the request body is not valid JSON' });
   });
 
+  it('answers a body that is not valid UTF-8 (Latin-1 "café") with 400 invalid_json', async () => {
+    const res = await h.call(alice, 'POST', '/posts', {
+      raw: Buffer.concat([
+        Buffer.from('{"title":"caf'),
+        Buffer.from([0xe9]),
+        Buffer.from('","content":"x"}'),
+      ]),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'invalid_json', message: 'the request body is not valid UTF-8' });
+  });
+
   it('refuses a body that is not sent as JSON with 415', async () => {
     const res = await h.call(alice, 'POST', '/posts', {
       raw: 'title=x',

@@ -1,9 +1,9 @@
 import type { Sql } from '@community/db';
 
-/** Marks a one-time form token used; false when it already was. */
-export async function useFormToken(sql: Sql, token: string): Promise<boolean> {
-  const rows =
-    await sql`insert into used_form_tokens (token) values (${token}) on conflict do nothing returning token`;
+/** Marks a one-time form token used, by its hash; false when it already was. */
+export async function useFormToken(sql: Sql, tokenHash: Buffer): Promise<boolean> {
+  const rows = await sql`
+    insert into used_form_tokens (token_hash) values (${tokenHash}) on conflict do nothing returning token_hash`;
   return rows.length > 0;
 }
 

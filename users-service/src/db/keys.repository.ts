@@ -25,6 +25,14 @@ export async function insertKey(
   return row!;
 }
 
+/** The user's live keys, counted under a lock held until the transaction ends: the next creator waits. */
+export async function countLiveKeysLocked(tx: Tx, userId: number): Promise<number> {
+  await tx`select pg_advisory_xact_lock(hashtext(${`api_keys:${userId}`}))`;
+  const [row] = await tx<{ count: number }[]>`
+    select count(*)::int as count from api_keys where user_id = ${userId} and revoked_at is null`;
+  return row!.count;
+}
+
 /** Live keys of a user: not revoked, expired ones included (the owner sees them expire). */
 export async function listKeys(db: Db, userId: number): Promise<ApiKeyRow[]> {
   return db<ApiKeyRow[]>`

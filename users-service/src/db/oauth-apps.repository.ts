@@ -43,7 +43,9 @@ export async function insertApp(
   return row!;
 }
 
-export async function countApps(tx: Tx, userId: number): Promise<number> {
+/** The user's app count, taken under a lock held until the transaction ends: the next creator waits. */
+export async function countAppsLocked(tx: Tx, userId: number): Promise<number> {
+  await tx`select pg_advisory_xact_lock(hashtext(${`oauth_apps:${userId}`}))`;
   const [row] = await tx<{ count: number }[]>`
     select count(*)::int as count from oauth_apps where user_id = ${userId}`;
   return row!.count;

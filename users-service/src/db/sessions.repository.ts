@@ -5,7 +5,7 @@ type Db = Sql | Tx;
 
 export interface SessionRow {
   userId: number;
-  csrfToken: string;
+  csrfHash: Buffer;
   expiresAt: Date;
   username: string;
   displayName: string;
@@ -14,16 +14,16 @@ export interface SessionRow {
 
 export async function insertSession(
   db: Db,
-  session: { id: Buffer; userId: number; csrfToken: string; expiresAt: Date },
+  session: { id: Buffer; userId: number; csrfHash: Buffer; expiresAt: Date },
 ): Promise<void> {
   await db`
-    insert into sessions (id, user_id, csrf_token, expires_at)
-    values (${session.id}, ${session.userId}, ${session.csrfToken}, ${session.expiresAt})`;
+    insert into sessions (id, user_id, csrf_hash, expires_at)
+    values (${session.id}, ${session.userId}, ${session.csrfHash}, ${session.expiresAt})`;
 }
 
 export async function findSession(db: Db, id: Buffer): Promise<SessionRow | null> {
   const [row] = await db<SessionRow[]>`
-    select s.user_id, s.csrf_token, s.expires_at, u.username, u.display_name, u.role
+    select s.user_id, s.csrf_hash, s.expires_at, u.username, u.display_name, u.role
     from sessions s join users u on u.id = s.user_id
     where s.id = ${id} and s.expires_at > now()`;
   return row ?? null;

@@ -18,6 +18,11 @@ export async function countRecent(
   };
 }
 
+/** Serialises every decision about `bucket` until the transaction ends. */
+export async function lockBucket(tx: Tx, bucket: string): Promise<void> {
+  await tx`select pg_advisory_xact_lock(hashtext(${`throttle:${bucket}`}))`;
+}
+
 export async function recordEvent(db: Db, bucket: string): Promise<void> {
   await db`insert into throttle_events (bucket) values (${bucket})`;
 }

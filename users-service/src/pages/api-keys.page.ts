@@ -11,6 +11,7 @@ import { formValue, formValues } from './forms';
 import { API_PAGE, renderPage } from './layout';
 import { toProblem } from './problems';
 import { useFormToken } from '../db/form-tokens.repository';
+import { sha256 } from '../domain/accounts/secret-hash';
 import { sessionOrLogin } from './session';
 
 const DEFAULT_FORM: KeyFormValues = { name: '', scopes: DEFAULT_KEY_SCOPES, expires_at: '' };
@@ -52,7 +53,7 @@ async function generate(deps: TxDeps, req: Request, res: Response, session: Sess
     expires_at: formValue(req.body, 'expires_at'),
   };
   const once = formValue(req.body, '_once');
-  if (!/^[\w-]{16,64}$/.test(once) || !(await useFormToken(deps.sql, once))) {
+  if (!/^[\w-]{16,64}$/.test(once) || !(await useFormToken(deps.sql, sha256(once)))) {
     // A reload or a second click of the same form: the key it made is listed, and not shown again.
     const notice =
       'This form was already sent: the key it created is in the list below, and it is not shown again.';
@@ -61,7 +62,7 @@ async function generate(deps: TxDeps, req: Request, res: Response, session: Sess
   }
   try {
     // A session may grant whatever the user's role allows, as on the key API.
-    const creator = { userId: session.userId, scopes: new Set(ROLE_SCOPES[session.role]) };
+    const creator = { userId: session.userId, scopes: new Set(ROLE_SCOPES[session.role]), expiresAt: null };
     const newKey = await createKey(deps, creator, keyBody(form));
     // Rendered in this response and nowhere else: no redirect, no URL, no cache.
     await showPage(deps, res, 201, { session, form: DEFAULT_FORM, newKey });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ForbiddenError } from '@community/contracts';
+import { matchesHash } from '../domain/accounts/secret-hash';
 import type { Session } from '../domain/accounts/sessions';
 import { readCookie, sameSecret } from '../routes/credentials';
 import { CSRF_COOKIE, setCsrfCookie } from './cookies';
@@ -37,5 +38,5 @@ export function assertAnonymousCsrf(req: Request): void {
 }
 
 export function assertSessionCsrf(req: Request, session: Session): void {
-  if (!matches(formValue(req.body, CSRF_FIELD), session.csrfToken)) throw new CsrfError();
+  if (!matchesHash(formValue(req.body, CSRF_FIELD), session.csrfHash)) throw new CsrfError();
 }

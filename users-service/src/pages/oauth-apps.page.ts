@@ -7,6 +7,7 @@ import type { Session } from '../domain/accounts/sessions';
 import { listAuthorizedApps, withdrawGrant } from '../domain/oauth/authorized-apps';
 import { deleteApp, listApps, registerApp, rotateSecret } from '../domain/oauth/manage-apps';
 import { useFormToken } from '../db/form-tokens.repository';
+import { sha256 } from '../domain/accounts/secret-hash';
 import { assertSessionCsrf } from './csrf';
 import { formValue } from './forms';
 import { APPS_PAGE, renderPage } from './layout';
@@ -59,7 +60,7 @@ async function register(deps: TxDeps, req: Request, res: Response, session: Sess
     client_type: formValue(req.body, 'client_type') || 'confidential',
   };
   const once = formValue(req.body, '_once');
-  if (!/^[\w-]{16,64}$/.test(once) || !(await useFormToken(deps.sql, once))) {
+  if (!/^[\w-]{16,64}$/.test(once) || !(await useFormToken(deps.sql, sha256(once)))) {
     const notice = 'This form was already sent: the app it registered is listed below.';
     return showPage(deps, res, 409, { session, notice });
   }

@@ -4,12 +4,18 @@ import type { Session } from '../domain/accounts/sessions';
 import { currentSession } from '../routes/credentials';
 import { API_PAGE, LOGIN_PAGE } from './layout';
 
-// Only account pages, only plain characters: no scheme, no `//host`, no backslashes, no `..`.
-const SAFE_NEXT = /^\/account\/[A-Za-z0-9\-_/]*(?:\?[A-Za-z0-9\-_.=&%+~]*)?$/;
+const HERE = 'https://account.invalid';
 
-/** Where to go after login: a same-site account page, or the API page. */
+/**
+ * Where to go after login: a same-site account page, or the API page. The parser decides, as a
+ * browser would: `//host`, `/\\host`, schemes and `..` out of /account/ all land elsewhere and are
+ * refused; what is kept is the path and query as parsed, never the raw text.
+ */
 export function safeNext(raw: unknown): string {
-  return typeof raw === 'string' && SAFE_NEXT.test(raw) && !raw.includes('//') ? raw : API_PAGE;
+  if (typeof raw !== 'string' || !raw.startsWith('/') || raw.length > 2000 || !URL.canParse(raw, HERE))
+    return API_PAGE;
+  const url = new URL(raw, HERE);
+  return url.origin === HERE && url.pathname.startsWith('/account/') ? url.pathname + url.search : API_PAGE;
 }
 
 export const loginUrl = (next: string) => `${LOGIN_PAGE}?next=${encodeURIComponent(next)}`;

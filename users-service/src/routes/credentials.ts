@@ -9,6 +9,7 @@ import {
   type Actor,
 } from '@community/contracts';
 import type { Sql } from '@community/db';
+import { matchesHash } from '../domain/accounts/secret-hash';
 import { findSession, type Session } from '../domain/accounts/sessions';
 import type { KeyCreator } from '../domain/keys/manage-keys';
 
@@ -41,12 +42,12 @@ export async function keyCredential(sql: Sql, req: Request, res: Response): Prom
   const actor = res.locals.actor as Actor | null;
   if (actor) {
     assertScope(actor, 'keys');
-    return { userId: actor.userId, scopes: actor.scopes };
+    return { userId: actor.userId, scopes: actor.scopes, expiresAt: actor.expiresAt ?? null };
   }
   const session = await currentSession(sql, req);
   if (!session) throw new UnauthorizedError('a key with the keys scope, or an account session, is required');
-  if (!sameSecret(req.headers['x-csrf-token'], session.csrfToken)) {
+  if (!matchesHash(req.headers['x-csrf-token'], session.csrfHash)) {
     throw new ForbiddenError('the x-csrf-token header must carry the CSRF token of your session');
   }
-  return { userId: session.userId, scopes: new Set(ROLE_SCOPES[session.role]) };
+  return { userId: session.userId, scopes: new Set(ROLE_SCOPES[session.role]), expiresAt: null };
 }

@@ -34,7 +34,8 @@ export function usersRoutes(router: Router, deps: TxDeps): void {
   resource(router, '/users', {
     get: async (req, res) => {
       requireActor(res.locals);
-      sendPage(req, res, await listUsers(deps.sql, parseWith(listUsersQuery, req.query)));
+      const query = parseWith(listUsersQuery, req.query);
+      sendPage(req, res, await listUsers(deps.sql, query), query);
     },
   });
 

@@ -278,6 +278,54 @@ describe('CSRF protection', () => {
   });
 });
 
+describe('form tokens at rest', () => {
+  const sha256 = (value: string) => createHash('sha256').update(value).digest();
+  /** Everything the session and form-token tables hold, as text: what a stolen backup would show. */
+  const dump = async () =>
+    JSON.stringify([
+      await h.sql`select * from sessions`,
+      await h.sql`select encode(token_hash, 'hex') as token_hash from used_form_tokens`,
+    ]);
+
+  it('stores a session only as hashes: the CSRF token its pages carry is not in the database', async () => {
+    const { browser } = await registered();
+    const page = await browser.get('/account/settings/api');
+    const csrf = csrfOf(page);
+    expect(csrf).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await dump()).not.toContain(csrf);
+    const rows = await h.sql<{ csrfHash: Buffer }[]>`select csrf_hash from sessions`;
+    expect(rows.some((row) => Buffer.from(row.csrfHash).equals(sha256(csrf)))).toBe(true);
+  });
+
+  it('compares a submitted CSRF token by hash: the stored hash itself is no token', async () => {
+    const { browser, username } = await registered();
+    const page = await browser.get('/account/settings/api');
+    const [row] = await h.sql<{ csrfHash: Buffer }[]>`
+      select s.csrf_hash from sessions s join users u on u.id = s.user_id where u.username = ${username}`;
+    const stolen = Buffer.from(row!.csrfHash).toString('base64url').slice(0, 43);
+    const forged = await browser.post('/account/settings/api/keys', {
+      _csrf: stolen,
+      _once: onceOf(page),
+      name: 'forged',
+      scopes: ['read'],
+    });
+    expect(forged.status).toBe(403);
+    expect((await generateKey(browser)).status).toBe(201);
+  });
+
+  it('keeps a used one-time form token only as its SHA-256, and still refuses it a second time', async () => {
+    const { browser } = await registered();
+    const page = await browser.get('/account/settings/api');
+    const once = onceOf(page);
+    const form = { _csrf: csrfOf(page), _once: once, name: 'once', scopes: ['read'] };
+    expect((await browser.post('/account/settings/api/keys', form)).status).toBe(201);
+    expect((await browser.post('/account/settings/api/keys', form)).status).toBe(409);
+    const stored = await dump();
+    expect(stored).not.toContain(once);
+    expect(stored).toContain(sha256(once).toString('hex'));
+  });
+});
+
 describe('the API keys page', () => {
   it('offers only the scopes of the role, with read and write checked', async () => {
     const { browser } = await registered();

@@ -56,6 +56,27 @@ describe('POST /api/v1/keys', () => {
     expect(moderate.body.details.required_scope).toBe('moderate');
   });
 
+  it.each([
+    ['9999-12-31T23:59:59-23:59', 'an offset that carries it past 9999-12-31Z'],
+    ['+010000-01-01T00:00:00Z', 'a six-digit year'],
+    ['2027-02-30T00:00:00Z', 'a day February does not have'],
+    ['2027-01-01T24:00:01Z', 'an hour past midnight'],
+  ])('refuses expires_at %s (%s) with 400, never a 500', async (expires_at) => {
+    const { as } = await registerMember(h);
+    const res = await h.call(as, 'POST', '/keys', { body: { name: 'far future', expires_at } });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'validation_error', details: { field: 'expires_at' } });
+  });
+
+  it('accepts the last second of 9999, with or without an offset that keeps it there', async () => {
+    const { as } = await registerMember(h);
+    for (const expires_at of ['9999-12-31T23:59:59Z', '9999-12-31T23:59:59+01:00']) {
+      const res = await h.call(as, 'POST', '/keys', { body: { name: 'until 9999', expires_at } });
+      expect(res.status).toBe(201);
+      expect(res.body.data.expires_at).toMatch(/^9999-12-31T2\d:59:59Z$/);
+    }
+  });
+
   it('needs the keys scope on the calling key', async () => {
     const { user } = await registerMember(h);
     const res = await h.call(actor(user.id, 'member', ['read', 'write']), 'GET', '/keys');

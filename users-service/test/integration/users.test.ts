@@ -46,6 +46,21 @@ describe('POST /api/v1/auth/register', () => {
     expect(row?.passwordHash).toMatch(/^scrypt\$32768\$8\$1\$/);
   });
 
+  it('answers a body that is not valid UTF-8 with 400 invalid_json, registering nobody', async () => {
+    const res = await h.call(null, 'POST', '/auth/register', {
+      raw: Buffer.concat([
+        Buffer.from('{"username":"utf8_bad","email":"utf8_bad@example.test","password":"a good long pass'),
+        Buffer.from([0xff]),
+        Buffer.from('"}'),
+      ]),
+      headers: { 'content-type': 'application/json' },
+      clientIp: '10.55.0.1',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'invalid_json', message: 'the request body is not valid UTF-8' });
+    expect(await h.sql`select id from users where username = 'utf8_bad'`).toHaveLength(0);
+  });
+
   it('publishes user.registered with exactly {id, username, display_name}', async () => {
     const { user } = await registerMember(h, { display_name: 'Evented' });
     const event = await eventFor('user.registered', user.id);

@@ -43,6 +43,22 @@ describe('redirect URIs', () => {
     expect(isRegisteredRedirect(registered, 'http://127.0.0.2:9/callback')).toBe(false);
   });
 
+  it('parse a loopback redirect URI rather than pattern-match it: no port 99999, no odd forms', () => {
+    const registered = ['http://127.0.0.1:9/callback', 'http://[::1]/cb'];
+    expect(isRegisteredRedirect(registered, 'http://[::1]:4000/cb')).toBe(true);
+    for (const given of [
+      'http://127.0.0.1:99999/callback', // not a port
+      'http://127.0.0.1:/callback',
+      'http://127.0.0.1:9/x/../callback', // the parser would make it /callback
+      'http://127.1:9/callback', // the parser would make it 127.0.0.1
+      'http://127.0.0.1:09/callback',
+      'http://127.0.0.1:9/callback#frag',
+      'http://user@127.0.0.1:9/callback',
+    ]) {
+      expect([given, isRegisteredRedirect(registered, given)]).toEqual([given, false]);
+    }
+  });
+
   it('carry errors back with the redirect URI’s own query kept', () => {
     const back = new URL(errorRedirect('https://app.example/cb?tenant=7', 'access_denied', 'no', 'xyz'));
     expect(Object.fromEntries(back.searchParams)).toEqual({

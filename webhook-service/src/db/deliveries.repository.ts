@@ -52,48 +52,81 @@ export async function requeue(tx: Tx, id: number): Promise<DeliveryRow> {
 }
 
 export type ClaimedDelivery = DeliveryRow &
-  Pick<EndpointRow, 'url' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt' | 'failingSince'>;
+  Pick<
+    EndpointRow,
+    'userId' | 'url' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt' | 'failingSince'
+  >;
+
+export interface ClaimLimits {
+  limit: number;
+  /** Attempts one endpoint may have in flight in this process. */
+  perEndpoint: number;
+  /** Attempts all endpoints of one user together may have in flight in this process. */
+  perUser: number;
+  inFlight: Map<number, number>;
+  userInFlight: Map<number, number>;
+  leaseSeconds: number;
+}
 
 /**
  * Takes due deliveries for one attempt by pushing their due time a lease ahead: another dispatcher
- * (or this one after a crash) picks them up again only if the attempt is never recorded. An endpoint
- * gets only the slots it has free in this process (`perEndpoint` minus its attempts in flight).
+ * (or this one after a crash) picks them up again only if the attempt is never recorded.
+ *
+ * Only live endpoints are looked at, before any limit, and each gives at most its free slots
+ * (`perEndpoint` minus its attempts in flight), its oldest first. The picks are taken round-robin —
+ * every endpoint's first, then every endpoint's second — and no user gets more than its free share
+ * (`perUser`), so one account's backlog can never hold the slots another account's deliveries need.
  */
-export async function claimDue(
-  sql: Sql,
-  {
-    limit,
-    perEndpoint,
-    inFlight,
-    leaseSeconds,
-  }: { limit: number; perEndpoint: number; inFlight: Map<number, number>; leaseSeconds: number },
-): Promise<ClaimedDelivery[]> {
-  const busy = [...inFlight].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
+export async function claimDue(sql: Sql, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
+  const { inFlight, userInFlight, perEndpoint, perUser, leaseSeconds } = limits;
   return sql<ClaimedDelivery[]>`
-    with due as (
-      select d.id, d.endpoint_id, d.next_attempt_at from deliveries d
-      where d.status = 'pending' and d.next_attempt_at <= now() and d.endpoint_id <> all(${busy}::int[])
-      order by d.next_attempt_at
-      limit 1000
+    with slots as (
+      select e.id as endpoint_id, e.user_id, ${perEndpoint} - coalesce(f.n, 0) as free
+      from endpoints e
+      left join unnest(${[...inFlight.keys()]}::int[], ${[...inFlight.values()]}::int[]) as f(endpoint_id, n)
+        on f.endpoint_id = e.id
+      where e.enabled and e.deleted_at is null
+    ),
+    candidates as (
+      select p.id, p.rn, p.next_attempt_at, s.user_id from slots s
+      cross join lateral (
+        select d.id, d.next_attempt_at,
+               row_number() over (order by d.next_attempt_at, d.id) as rn
+        from deliveries d
+        where d.endpoint_id = s.endpoint_id and d.status = 'pending' and d.next_attempt_at <= now()
+        order by d.next_attempt_at, d.id
+        limit greatest(s.free, 0)
+      ) p
+    ),
+    fair as (
+      select c.id, c.rn, c.next_attempt_at,
+             row_number() over (partition by c.user_id order by c.rn, c.next_attempt_at, c.id) as user_rn,
+             ${perUser} - coalesce(u.n, 0) as user_free
+      from candidates c
+      left join unnest(${[...userInFlight.keys()]}::int[], ${[...userInFlight.values()]}::int[]) as u(user_id, n)
+        on u.user_id = c.user_id
     ),
     picked as (
-      select id from (
-        select due.id, due.endpoint_id, row_number() over (partition by due.endpoint_id order by due.next_attempt_at, due.id) as rn
-        from due join endpoints e on e.id = due.endpoint_id and e.enabled and e.deleted_at is null
-      ) ranked
-      left join unnest(${[...inFlight.keys()]}::int[], ${[...inFlight.values()]}::int[]) as f(endpoint_id, n)
-        on f.endpoint_id = ranked.endpoint_id
-      -- only as many as the endpoint has free slots in this process
-      where rn <= ${perEndpoint} - coalesce(f.n, 0)
-      limit ${limit}
+      select id from fair where user_rn <= user_free
+      order by rn, next_attempt_at, id
+      limit ${limits.limit}
     )
     update deliveries d set next_attempt_at = now() + make_interval(secs => ${leaseSeconds})
     from endpoints e
     -- an array, not a join: with stale statistics the planner re-ran "picked" once per pending row
     where d.id = any(array(select id from picked)) and e.id = d.endpoint_id
-      -- re-checked under the row lock: a concurrent claimer that got here first wins
-      and d.status = 'pending' and d.next_attempt_at <= now()
-    returning d.*, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.failing_since`;
+      -- re-checked under the row lock: a concurrent claimer (or a delete) that got here first wins
+      and d.status = 'pending' and d.next_attempt_at <= now() and e.enabled and e.deleted_at is null
+    returning d.*, e.user_id, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.failing_since`;
+}
+
+/** An endpoint that is deleted or disabled will never be sent its pending deliveries: they end. */
+export async function cancelPending(db: Db, endpointId: number): Promise<number> {
+  const rows = await db`
+    update deliveries set status = 'cancelled', next_attempt_at = null, updated_at = now()
+    where endpoint_id = ${endpointId} and status = 'pending'
+    returning id`;
+  return rows.length;
 }
 
 export interface AttemptRecord {
@@ -104,10 +137,14 @@ export interface AttemptRecord {
   nextAttemptAt: Date | null;
 }
 
+/** An attempt that was in flight when its endpoint went away is recorded, but never scheduled again. */
 export async function recordAttempt(db: Db, id: number, record: AttemptRecord): Promise<void> {
+  const retry = record.status === 'pending';
   await db`
-    update deliveries set attempts = attempts + 1, status = ${record.status}, response_status = ${record.responseStatus},
-      duration_ms = ${record.durationMs}, last_error = ${record.error}, next_attempt_at = ${record.nextAttemptAt},
+    update deliveries set attempts = attempts + 1,
+      status = case when status = 'cancelled' and ${retry} then 'cancelled' else ${record.status} end,
+      next_attempt_at = case when status = 'cancelled' and ${retry} then null else ${record.nextAttemptAt}::timestamptz end,
+      response_status = ${record.responseStatus}, duration_ms = ${record.durationMs}, last_error = ${record.error},
       updated_at = now()
     where id = ${id}`;
 }

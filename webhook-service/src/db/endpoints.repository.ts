@@ -85,3 +85,28 @@ export async function rotateSecret(
 export async function disableEndpoint(db: Db, id: number, reason: string): Promise<void> {
   await db`update endpoints set enabled = false, disabled_reason = ${reason}, updated_at = now() where id = ${id}`;
 }
+
+/** Endpoints (deleted ones too) whose secret or previous secret is still stored as written. */
+export async function endpointsWithOpenSecrets(db: Db, sealedPrefix: string) {
+  return db<Pick<EndpointRow, 'id' | 'secret' | 'previousSecret'>[]>`
+    select id, secret, previous_secret from endpoints
+    where not starts_with(secret, ${sealedPrefix}) or not starts_with(previous_secret, ${sealedPrefix})`;
+}
+
+/** Replaces one endpoint's secrets, only if they are still the ones read (another replica may have sealed them). */
+export async function replaceSecrets(
+  db: Db,
+  row: Pick<EndpointRow, 'id' | 'secret' | 'previousSecret'>,
+  sealed: { secret: string; previousSecret: string | null },
+): Promise<void> {
+  await db`
+    update endpoints set secret = ${sealed.secret}, previous_secret = ${sealed.previousSecret}
+    where id = ${row.id} and secret = ${row.secret} and previous_secret is not distinct from ${row.previousSecret}`;
+}
+
+/** One sealed secret, to check at start that SECRETS_KEY opens what is stored. */
+export async function anySealedSecret(db: Db, sealedPrefix: string): Promise<string | null> {
+  const [row] = await db<{ secret: string }[]>`
+    select secret from endpoints where starts_with(secret, ${sealedPrefix}) order by id desc limit 1`;
+  return row?.secret ?? null;
+}

@@ -23,7 +23,7 @@ export interface DeliveryRow {
   event: PublicEvent;
   body: string;
   messageId: string;
-  status: 'pending' | 'succeeded' | 'failed';
+  status: 'pending' | 'succeeded' | 'failed' | 'cancelled';
   attempts: number;
   roundStart: number;
   responseStatus: number | null;

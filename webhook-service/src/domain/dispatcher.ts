@@ -1,4 +1,4 @@
-import type { Sql } from '@community/db';
+import { inTransaction, type Sql } from '@community/db';
 import type { Logger } from '@community/logging';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import {
@@ -8,18 +8,24 @@ import {
   recordAttempt,
   type ClaimedDelivery,
 } from '../db/deliveries.repository';
+import { cancelPending } from '../db/deliveries.repository';
 import { disableEndpoint } from '../db/endpoints.repository';
 import { sendWebhook, type SendResult } from '../delivery/sender';
 import { DISABLE_AFTER_FAILING_MS, nextStep } from './retry-policy';
+import type { SecretBox } from './secret-box';
 
 export interface DispatcherOptions {
   sql: Sql;
   logger: Logger;
   schedule: number[];
   allowPrivate: boolean;
+  /** Opens the sealed signing secrets. */
+  box: SecretBox;
   registry?: Registry;
   /** At most this many attempts in flight per endpoint (DESIGN.md §7). */
   perEndpoint?: number;
+  /** At most this many attempts in flight for all endpoints of one user together (DESIGN.md §9). */
+  perUser?: number;
   maxInFlight?: number;
   pollIntervalMs?: number;
   /** A claimed delivery whose attempt is never recorded (crash) is due again after this. */
@@ -29,10 +35,12 @@ export interface DispatcherOptions {
 
 /**
  * Sends due deliveries. Each attempt runs on its own: a slow or dead endpoint holds at most
- * `perEndpoint` of the `maxInFlight` slots and never delays the others.
+ * `perEndpoint` of the `maxInFlight` slots, one user's endpoints together at most `perUser`, and
+ * neither ever delays the others.
  */
 export class Dispatcher {
   private readonly inFlight = new Map<number, number>();
+  private readonly userInFlight = new Map<number, number>();
   private running = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
@@ -123,7 +131,9 @@ export class Dispatcher {
     const claimed = await claimDue(this.opts.sql, {
       limit: free,
       perEndpoint,
+      perUser: this.opts.perUser ?? 50,
       inFlight: new Map(this.inFlight),
+      userInFlight: new Map(this.userInFlight),
       leaseSeconds: this.opts.leaseSeconds ?? 60,
     });
     for (const delivery of claimed) {
@@ -133,16 +143,18 @@ export class Dispatcher {
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
-    const endpointId = delivery.endpointId;
-    this.inFlight.set(endpointId, (this.inFlight.get(endpointId) ?? 0) + 1);
+    const { endpointId, userId } = delivery;
+    add(this.inFlight, endpointId, 1);
+    add(this.userInFlight, userId, 1);
     try {
-      const secrets = [delivery.secret];
+      const { box } = this.opts;
+      const secrets = [box.open(delivery.secret)];
       if (
         delivery.previousSecret &&
         delivery.previousSecretExpiresAt &&
         delivery.previousSecretExpiresAt > new Date()
       ) {
-        secrets.push(delivery.previousSecret);
+        secrets.push(box.open(delivery.previousSecret));
       }
       const result = await sendWebhook({
         url: delivery.url,
@@ -160,8 +172,8 @@ export class Dispatcher {
         'attempt not recorded',
       );
     } finally {
-      this.inFlight.set(endpointId, (this.inFlight.get(endpointId) ?? 1) - 1);
-      if (this.inFlight.get(endpointId) === 0) this.inFlight.delete(endpointId);
+      add(this.inFlight, endpointId, -1);
+      add(this.userInFlight, userId, -1);
       this.kick();
     }
   }
@@ -178,12 +190,26 @@ export class Dispatcher {
       nextAttemptAt: step.kind === 'retry' ? new Date(Date.now() + step.delaySeconds * 1000) : null,
     });
     if (step.kind === 'gone') {
-      await disableEndpoint(this.opts.sql, delivery.endpointId, 'the endpoint answered 410 Gone');
+      await this.disable(delivery.endpointId, 'the endpoint answered 410 Gone');
       return;
     }
     const failingSince = await markEndpointOutcome(this.opts.sql, delivery.endpointId, result.ok);
     if (failingSince && Date.now() - failingSince.getTime() >= DISABLE_AFTER_FAILING_MS) {
-      await disableEndpoint(this.opts.sql, delivery.endpointId, 'no successful delivery for 5 days');
+      await this.disable(delivery.endpointId, 'no successful delivery for 5 days');
     }
   }
+
+  /** A disabled endpoint's backlog is cancelled with it: nothing is left that will never be sent. */
+  private async disable(endpointId: number, reason: string): Promise<void> {
+    await inTransaction(this.opts.sql, async (tx) => {
+      await disableEndpoint(tx, endpointId, reason);
+      await cancelPending(tx, endpointId);
+    });
+  }
+}
+
+function add(counts: Map<number, number>, id: number, by: number): void {
+  const n = (counts.get(id) ?? 0) + by;
+  if (n > 0) counts.set(id, n);
+  else counts.delete(id);
 }

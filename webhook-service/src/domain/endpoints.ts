@@ -12,14 +12,18 @@ import {
   type Webhook,
 } from '@community/contracts';
 import { transaction, type TxDeps } from '@community/events';
+import { cancelPending } from '../db/deliveries.repository';
 import * as repo from '../db/endpoints.repository';
 import type { EndpointRow } from '../db/rows';
 import { checkUrlForRegistration } from '../delivery/ssrf';
+import type { SecretBox } from './secret-box';
 
 export const ROTATION_OVERLAP_SECONDS = 24 * 3600;
 
 export interface EndpointDeps extends TxDeps {
   allowPrivate: boolean;
+  /** Seals signing secrets before they are stored. */
+  box: SecretBox;
 }
 
 /** `whsec_` + base64 of 32 random bytes (Standard Webhooks). */
@@ -47,6 +51,7 @@ async function assertDeliverableUrl(deps: EndpointDeps, url: string): Promise<vo
 export async function createEndpoint(deps: EndpointDeps, actor: Actor, body: CreateWebhookBody) {
   assertScope(actor, 'webhooks');
   await assertDeliverableUrl(deps, body.url);
+  const secret = newSecret();
   const row = await transaction(deps, async (tx) => {
     // Serialise creations of one user so two at once cannot both pass the limit.
     await tx`select pg_advisory_xact_lock(hashtext('webhooks:' || ${actor.userId}))`;
@@ -60,10 +65,11 @@ export async function createEndpoint(deps: EndpointDeps, actor: Actor, body: Cre
       url: body.url,
       events: body.events,
       description: body.description ?? '',
-      secret: newSecret(),
+      secret: deps.box.seal(secret),
     });
   });
-  return { ...toWebhook(row), secret: row.secret };
+  // The only answers that show the secret: here and on rotation. The database holds it sealed.
+  return { ...toWebhook(row), secret };
 }
 
 export async function readEndpoint(deps: TxDeps, actor: Actor, id: number): Promise<EndpointRow> {
@@ -82,7 +88,10 @@ export async function updateEndpoint(deps: EndpointDeps, actor: Actor, id: numbe
   return transaction(deps, async (tx) => {
     if (!(await repo.findEndpoint(tx, actor.userId, id, { forUpdate: true })))
       throw new NotFoundError('webhook');
-    return toWebhook(await repo.updateEndpoint(tx, id, body));
+    const row = await repo.updateEndpoint(tx, id, body);
+    // Turned off: its backlog will never be sent (turning it on again starts from new events).
+    if (!row.enabled) await cancelPending(tx, id);
+    return toWebhook(row);
   });
 }
 
@@ -92,17 +101,19 @@ export async function deleteEndpoint(deps: TxDeps, actor: Actor, id: number) {
     if (!(await repo.findEndpoint(tx, actor.userId, id, { forUpdate: true })))
       throw new NotFoundError('webhook');
     await repo.softDeleteEndpoint(tx, id);
+    await cancelPending(tx, id);
     return { id, deleted: true as const };
   });
 }
 
-/** A new secret; the old one keeps signing beside it for 24 h so receivers can switch over. */
-export async function rotateEndpointSecret(deps: TxDeps, actor: Actor, id: number) {
+/** A new secret; the old one (still sealed) keeps signing beside it for 24 h so receivers can switch over. */
+export async function rotateEndpointSecret(deps: EndpointDeps, actor: Actor, id: number) {
   assertScope(actor, 'webhooks');
   return transaction(deps, async (tx) => {
     if (!(await repo.findEndpoint(tx, actor.userId, id, { forUpdate: true })))
       throw new NotFoundError('webhook');
-    const row = await repo.rotateSecret(tx, id, newSecret(), ROTATION_OVERLAP_SECONDS);
-    return { id, secret: row.secret, previous_secret_expires_at: toTimestamp(row.previousSecretExpiresAt!) };
+    const secret = newSecret();
+    const row = await repo.rotateSecret(tx, id, deps.box.seal(secret), ROTATION_OVERLAP_SECONDS);
+    return { id, secret, previous_secret_expires_at: toTimestamp(row.previousSecretExpiresAt!) };
   });
 }

@@ -77,11 +77,8 @@ export function webhooksRoutes(router: Router, deps: EndpointDeps, onRedeliver: 
   resource(router, '/webhooks/:id/deliveries', {
     get: async (req, res) => {
       const id = parseId(req.params.id, 'webhook');
-      sendPage(
-        req,
-        res,
-        await listDeliveries(deps, requireActor(res.locals), id, parseWith(listDeliveriesQuery, req.query)),
-      );
+      const query = parseWith(listDeliveriesQuery, req.query);
+      sendPage(req, res, await listDeliveries(deps, requireActor(res.locals), id, query), query);
     },
   });
 

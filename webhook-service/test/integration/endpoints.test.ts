@@ -42,6 +42,19 @@ describe('webhook endpoints API', () => {
     expect(list.text).not.toContain('whsec_');
   });
 
+  it('answers a body that is not valid UTF-8 with 400 invalid_json', async () => {
+    const res = await h.call(owner, 'POST', '/webhooks', {
+      raw: Buffer.concat([
+        Buffer.from('{"url":"http://127.0.0.1:9/hook","events":["post.created"],"description":"'),
+        Buffer.from([0xc3, 0x28]),
+        Buffer.from('"}'),
+      ]),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'invalid_json', message: 'the request body is not valid UTF-8' });
+  });
+
   it("hides another user's endpoint as 404 on every route", async () => {
     const { id } = (await create({ url: 'http://127.0.0.1:9/a', events: ['post.deleted'] })).body.data;
     for (const [method, path] of [
@@ -144,6 +157,19 @@ describe('webhook endpoints API', () => {
     const refused = await create({ url: 'http://127.0.0.1:9/21', events: ['post.created'] }, user);
     expect(refused.status).toBe(409);
     expect(refused.body.error).toBe('conflict');
+  });
+
+  it('creates exactly 20 of 25 endpoints asked for at once', async () => {
+    const user = actor(778, 'member', ['webhooks']);
+    const statuses = await Promise.all(
+      Array.from(
+        { length: 25 },
+        async (_, i) =>
+          (await create({ url: `http://127.0.0.1:9/burst/${i}`, events: ['post.created'] }, user)).status,
+      ),
+    );
+    expect(statuses.filter((s) => s === 201)).toHaveLength(20);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(5);
   });
 
   it('needs the webhooks scope', async () => {

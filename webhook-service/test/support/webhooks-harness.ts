@@ -37,6 +37,7 @@ export async function startWebhookService(
     AMQP_URL: infra.amqpUrl,
     AMQP_EXCHANGE: exchange,
     INTERNAL_TOKEN: randomBytes(24).toString('hex'),
+    SECRETS_KEY: randomBytes(32).toString('base64'),
     WEBHOOK_SERVICE_PORT: '0',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     WEBHOOK_RETRY_SCHEDULE: '0.2,0.2',

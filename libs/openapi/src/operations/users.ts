@@ -107,7 +107,7 @@ export const USER_OPERATIONS: OperationSpec[] = [
     tag: 'Keys',
     summary: 'Create an API key',
     description:
-      'The answer is the only time `key` is shown. Scopes default to `read write` and can never exceed those of the credential used.',
+      'The answer is the only time `key` is shown. Scopes default to `read write` ∩ those of the credential used and can never exceed them; a request that would mint a key without any scope is `400`. A key minted by a key or access token never outlives it: `expires_at` defaults to the parent’s, and a later one is `400`. `expires_at` must be at most `9999-12-31T23:59:59Z` after its offset.',
     scope: 'keys',
     session: true,
     body: 'CreateApiKeyRequest',

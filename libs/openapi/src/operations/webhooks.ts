@@ -80,7 +80,7 @@ export const WEBHOOK_OPERATIONS: OperationSpec[] = [
     path: '/webhooks/{id}/deliveries',
     tag: 'Webhooks',
     summary: "List an endpoint's deliveries",
-    description: `Newest first. \`message_id\` is the \`webhook-id\` header sent; \`attempts\` counts requests actually made. ${OWNER}`,
+    description: `Newest first. \`message_id\` is the \`webhook-id\` header sent; \`attempts\` counts requests actually made. A delivery still \`pending\` when its endpoint is deleted or disabled becomes \`cancelled\`. ${OWNER}`,
     scope: 'webhooks',
     query: listDeliveriesQuery,
     response: { status: 200, kind: 'page', schema: 'Delivery', description: 'A page of deliveries.' },

@@ -1,11 +1,12 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { UnauthorizedError, type Role } from '@community/contracts';
 import type { Sql } from '@community/db';
 import { deleteSession, findSession as querySession, insertSession } from '../../db/sessions.repository';
-import { clearBucket, recordEvent } from '../../db/throttle.repository';
+import { clearBucket } from '../../db/throttle.repository';
 import { findUserByUsername } from '../../db/users.repository';
 import { DUMMY_HASH_PROMISE, verifyPassword } from '../passwords';
-import { assertUnderLimit } from '../throttle';
+import { reserveFromLimit } from '../throttle';
+import { csrfTokenOf, sha256 } from './secret-hash';
 
 export const SESSION_TTL_SECONDS = 7 * 24 * 3600;
 export const FAILED_LOGINS_ALLOWED = 10;
@@ -16,14 +17,21 @@ export interface Session {
   username: string;
   displayName: string;
   role: Role;
+  /** For the forms this session's pages render; never stored. */
   csrfToken: string;
+  /** What is stored, and what a submitted token is compared with. */
+  csrfHash: Buffer;
 }
 
-const sessionId = (token: string) => createHash('sha256').update(token).digest();
+const sessionId = sha256;
 
 /**
  * Checks the password and opens a session. Ten failures within 15 minutes for one account from one
  * address lock that pair out for the rest of the window, even with the right password.
+ *
+ * Every attempt is counted as a failure before the password is checked, and the count is decided
+ * and recorded in one step: of any number of parallel attempts at most ten reach scrypt. A right
+ * password clears the count.
  */
 export async function login(
   sql: Sql,
@@ -32,26 +40,23 @@ export async function login(
 ): Promise<{ token: string; session: Session }> {
   const username = credentials.username.trim().toLowerCase();
   const bucket = `login:${username}:${clientIp}`;
-  await assertUnderLimit(
-    sql,
+  await reserveFromLimit(sql, {
     bucket,
-    FAILED_LOGINS_ALLOWED,
-    FAILED_LOGIN_WINDOW_SECONDS,
-    'too many failed logins; try again later',
-  );
+    max: FAILED_LOGINS_ALLOWED,
+    windowSeconds: FAILED_LOGIN_WINDOW_SECONDS,
+    message: 'too many failed logins; try again later',
+  });
   const user = await findUserByUsername(sql, username);
   const valid = await verifyPassword(credentials.password, user?.passwordHash ?? (await DUMMY_HASH_PROMISE));
-  if (!user || !valid) {
-    await recordEvent(sql, bucket);
-    throw new UnauthorizedError('wrong username or password');
-  }
+  if (!user || !valid) throw new UnauthorizedError('wrong username or password');
   await clearBucket(sql, bucket);
   const token = randomBytes(32).toString('base64url');
-  const csrfToken = randomBytes(24).toString('base64url');
+  const csrfToken = csrfTokenOf(token);
+  const csrfHash = sha256(csrfToken);
   await insertSession(sql, {
     id: sessionId(token),
     userId: user.id,
-    csrfToken,
+    csrfHash,
     expiresAt: new Date(Date.now() + SESSION_TTL_SECONDS * 1000),
   });
   return {
@@ -62,6 +67,7 @@ export async function login(
       displayName: user.displayName,
       role: user.role,
       csrfToken,
+      csrfHash,
     },
   };
 }
@@ -75,7 +81,8 @@ export async function findSession(sql: Sql, token: string | undefined): Promise<
     username: row.username,
     displayName: row.displayName,
     role: row.role,
-    csrfToken: row.csrfToken,
+    csrfToken: csrfTokenOf(token),
+    csrfHash: row.csrfHash,
   };
 }
 

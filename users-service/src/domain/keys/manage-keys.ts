@@ -3,6 +3,7 @@ import {
   InsufficientScopeError,
   NotFoundError,
   toTimestamp,
+  ValidationError,
   type ApiKey,
   type CreatedKey,
   type CreateKeyBody,
@@ -10,17 +11,55 @@ import {
 } from '@community/contracts';
 import { enqueueEvent, transaction, type TxDeps } from '@community/events';
 import type { Sql } from '@community/db';
-import { insertKey, listKeys as queryKeys, revokeKey as markRevoked } from '../../db/keys.repository';
+import {
+  countLiveKeysLocked,
+  insertKey,
+  listKeys as queryKeys,
+  revokeKey as markRevoked,
+} from '../../db/keys.repository';
 import type { ApiKeyRow } from '../../db/rows';
 import { generateKey } from './key-material';
 
 export const DEFAULT_KEY_SCOPES: Scope[] = ['read', 'write'];
 export const MAX_KEYS_PER_USER = 50;
 
-/** Whoever mints a key: the user, and the scopes the minting credential holds. */
+/** Whoever mints a key: the user, the scopes the minting credential holds and when it expires. */
 export interface KeyCreator {
   userId: number;
   scopes: ReadonlySet<Scope>;
+  /** A key or token minting a key: its own expiry (null for the account session or a key that never expires). */
+  expiresAt: Date | null;
+}
+
+/**
+ * The scopes of a new key: those asked for, each held by the creator, or when none are named the
+ * defaults the creator holds. A key with no scope at all could do nothing: it is refused.
+ */
+function scopesFor(creator: KeyCreator, asked: Scope[] | undefined): Scope[] {
+  const scopes = asked ?? DEFAULT_KEY_SCOPES.filter((scope) => creator.scopes.has(scope));
+  const beyond = scopes.find((scope) => !creator.scopes.has(scope));
+  if (beyond) throw new InsufficientScopeError(beyond);
+  if (scopes.length === 0) {
+    throw ValidationError.single(
+      'scopes',
+      'required',
+      `scopes must name at least one scope this key may grant (${[...creator.scopes].join(', ')})`,
+    );
+  }
+  return scopes;
+}
+
+/** A key never outlives the credential that mints it: omitted, it expires with it; later is refused. */
+function expiryFor(creator: KeyCreator, asked: Date | null | undefined): Date | null {
+  if (asked === undefined) return creator.expiresAt;
+  if (creator.expiresAt && (asked === null || asked > creator.expiresAt)) {
+    throw ValidationError.single(
+      'expires_at',
+      'too_big',
+      `expires_at must not be later than the key that creates it (${toTimestamp(creator.expiresAt)})`,
+    );
+  }
+  return asked;
 }
 
 export function toApiKey(row: ApiKeyRow): ApiKey {
@@ -37,16 +76,11 @@ export function toApiKey(row: ApiKeyRow): ApiKey {
 
 /** A new key, never with a scope its creator lacks; the only time the key itself is returned. */
 export async function createKey(deps: TxDeps, creator: KeyCreator, body: CreateKeyBody): Promise<CreatedKey> {
-  const scopes = body.scopes ?? DEFAULT_KEY_SCOPES.filter((scope) => creator.scopes.has(scope));
-  const beyond = scopes.find((scope) => !creator.scopes.has(scope));
-  if (beyond) throw new InsufficientScopeError(beyond);
+  const scopes = scopesFor(creator, body.scopes);
+  const expiresAt = expiryFor(creator, body.expires_at);
   const material = generateKey();
   const row = await transaction(deps, async (tx) => {
-    const [{ count }] = (await tx`
-      select count(*)::int as count from api_keys where user_id = ${creator.userId} and revoked_at is null`) as unknown as [
-      { count: number },
-    ];
-    if (count >= MAX_KEYS_PER_USER) {
+    if ((await countLiveKeysLocked(tx, creator.userId)) >= MAX_KEYS_PER_USER) {
       throw new ConflictError(`you already have ${MAX_KEYS_PER_USER} live keys; revoke one first`);
     }
     return insertKey(tx, {
@@ -55,7 +89,7 @@ export async function createKey(deps: TxDeps, creator: KeyCreator, body: CreateK
       prefix: material.prefix,
       hash: material.hash,
       scopes,
-      expiresAt: body.expires_at ?? null,
+      expiresAt,
     });
   });
   const { last_used_at: _unused, ...key } = toApiKey(row);

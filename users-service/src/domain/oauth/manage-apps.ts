@@ -10,7 +10,7 @@ import {
 import type { Sql } from '@community/db';
 import { transaction, type TxDeps } from '@community/events';
 import {
-  countApps,
+  countAppsLocked,
   deleteApp as removeApp,
   findApp,
   insertApp,
@@ -42,7 +42,7 @@ export async function registerApp(
 ): Promise<OAuthAppWithSecret> {
   const secret = body.client_type === 'confidential' ? newOAuthValue('clientSecret') : null;
   const row = await transaction(deps, async (tx) => {
-    if ((await countApps(tx, userId)) >= MAX_OAUTH_APPS_PER_USER) {
+    if ((await countAppsLocked(tx, userId)) >= MAX_OAUTH_APPS_PER_USER) {
       throw new ConflictError(`you already have ${MAX_OAUTH_APPS_PER_USER} OAuth apps; delete one first`);
     }
     return insertApp(tx, {

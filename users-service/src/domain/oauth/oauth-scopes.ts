@@ -1,3 +1,4 @@
+import { isIPv4 } from 'node:net';
 import { isScope, ROLE_SCOPES, type Role, type Scope } from '@community/contracts';
 
 /** What an app gets when it asks for no scope: least privilege (RFC 6749 §3.3 lets us choose). */
@@ -16,10 +17,16 @@ export function scopeBeyondRole(role: Role, scopes: readonly string[]): string |
   return scopes.find((scope) => !(ROLE_SCOPES[role] as readonly string[]).includes(scope));
 }
 
-// `http://127.0.0.1:8000/cb` → `http://127.0.0.1/cb`; null for anything but a loopback IP http URI.
+const parsed = (uri: string): URL | null => (URL.canParse(uri) ? new URL(uri) : null);
+
+// `http://127.0.0.1:8000/cb` → `http://127.0.0.1/cb`; null for anything but a loopback IP http URI
+// written the way the URL parser writes it back (no `..`, no odd forms of an address, a real port).
 function withoutLoopbackPort(uri: string): string | null {
-  const match = /^http:\/\/(\[::1\]|127\.\d{1,3}\.\d{1,3}\.\d{1,3})(?::\d{1,5})?([/?].*)?$/.exec(uri);
-  return match ? `http://${match[1]}${match[2] ?? ''}` : null;
+  const url = parsed(uri);
+  if (!url || url.href !== uri || url.protocol !== 'http:') return null;
+  if (url.hostname !== '[::1]' && !(isIPv4(url.hostname) && url.hostname.startsWith('127.'))) return null;
+  url.port = '';
+  return url.href;
 }
 
 /**

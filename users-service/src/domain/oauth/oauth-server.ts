@@ -1,6 +1,7 @@
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { TxDeps } from '@community/events';
 import { oauthModel, type ClientCheck } from './oauth-model';
+import { ScopeFirstRefreshGrant } from './refresh-grant';
 
 export interface OAuthSettings {
   accessTokenTtlSeconds: number;
@@ -28,5 +29,6 @@ export function oauthServer(deps: OAuthDeps, check: ClientCheck): OAuth2Server {
     // Public clients refresh with their client_id alone; the model still makes confidential ones
     // authenticate, because it refuses them without their secret.
     requireClientAuthentication: { refresh_token: false },
+    extendedGrantTypes: { refresh_token: ScopeFirstRefreshGrant },
   });
 }

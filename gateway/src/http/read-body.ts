@@ -1,0 +1,59 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PayloadTooLargeError, RequestTimeoutError } from '@community/contracts';
+
+/** The largest body any operation accepts (DESIGN.md §3); the services enforce the same. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** Whether the request carries a body at all: GETs and most DELETEs do not, and skip the reading. */
+export function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/** The client went away while sending: nobody is left to answer. */
+export class ClientGoneError extends Error {
+  constructor() {
+    super('the client closed the connection while sending its body');
+  }
+}
+
+/**
+ * Reads the whole body before anything is forwarded, so a slow client costs the gateway a socket
+ * and never an upstream's time (DESIGN.md §9): at most {@link MAX_BODY_BYTES}, within `timeoutMs`
+ * of the headers. Either failure closes the
+ * connection, since the rest of the body is never read.
+ */
+export function readBody(req: IncomingMessage, res: ServerResponse, timeoutMs: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) {
+    res.setHeader('Connection', 'close');
+    return Promise.reject(new PayloadTooLargeError());
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (err: Error | null) => {
+      clearTimeout(timer);
+      req.off('data', onData).off('end', onEnd).off('error', onGone).off('close', onGone);
+      if (!err) return resolve(Buffer.concat(chunks, size));
+      if (!(err instanceof ClientGoneError)) {
+        res.setHeader('Connection', 'close');
+        req.pause();
+      }
+      reject(err);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) finish(new PayloadTooLargeError());
+      else chunks.push(chunk);
+    };
+    const onEnd = () => finish(null);
+    const onGone = () => finish(new ClientGoneError());
+    const timer = setTimeout(
+      () =>
+        finish(new RequestTimeoutError(`the request body did not arrive within ${timeoutMs / 1000} seconds`)),
+      timeoutMs,
+    );
+    req.on('data', onData).once('end', onEnd).once('error', onGone).once('close', onGone);
+  });
+}

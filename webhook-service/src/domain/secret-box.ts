@@ -1,0 +1,52 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+/** How a sealed secret starts in the database: the algorithm and the format version. */
+export const SEALED = 'aes256gcm:v1:';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** `SECRETS_KEY` as 32 bytes: 64 hex digits, or base64 / base64url of 32 bytes. Null otherwise. */
+export function decodeSecretsKey(text: string): Buffer | null {
+  const value = text.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(value)) return Buffer.from(value, 'hex');
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(value)) return Buffer.from(value, 'base64');
+  return null;
+}
+
+export const isSealed = (stored: string) => stored.startsWith(SEALED);
+
+/**
+ * Webhook signing secrets at rest (DESIGN.md §9): AES-256-GCM with a fresh 96-bit nonce per seal,
+ * stored as `aes256gcm:v1:` + base64(nonce ‖ tag ‖ ciphertext). A wrong key or a changed byte fails
+ * to open instead of giving a wrong secret.
+ */
+export class SecretBox {
+  constructor(private readonly key: Buffer) {
+    if (key.length !== 32) throw new Error('SECRETS_KEY must be 32 bytes');
+  }
+
+  seal(secret: string): string {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const body = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+    return SEALED + Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
+  }
+
+  /**
+   * The secret a stored value holds. A value written before secrets were sealed (`whsec_…`) is
+   * returned as it is: the service seals those at start, and one may still arrive from a replica of
+   * the previous version during a rolling upgrade.
+   */
+  open(stored: string): string {
+    if (!isSealed(stored)) {
+      if (stored.startsWith('whsec_')) return stored;
+      throw new Error('not a sealed webhook secret');
+    }
+    const raw = Buffer.from(stored.slice(SEALED.length), 'base64');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, IV_BYTES));
+    decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+    return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString(
+      'utf8',
+    );
+  }
+}

@@ -1,0 +1,194 @@
+import { waitFor } from '@community/test-harness';
+import { claimDue } from '../../src/db/deliveries.repository';
+import { startReceiver } from '../support/receiver';
+import { owner, startWebhookService, stranger, type WebhooksHarness } from '../support/webhooks-harness';
+
+let h: WebhooksHarness;
+beforeAll(async () => {
+  h = await startWebhookService('fair-dispatch');
+});
+afterAll(() => h.stop());
+
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+const receivers: Receiver[] = [];
+afterAll(() => Promise.all(receivers.map((r) => r.close())));
+
+async function receiver(respond?: Parameters<typeof startReceiver>[0]) {
+  const r = await startReceiver(respond);
+  receivers.push(r);
+  return r;
+}
+
+/** A URL on 127.0.0.1 where nothing listens: every attempt is refused. */
+async function deadUrl(): Promise<string> {
+  const r = await startReceiver();
+  await r.close();
+  return r.url;
+}
+
+async function subscribe(who: typeof owner, url: string, events: string[]) {
+  const res = await h.call(who, 'POST', '/webhooks', { body: { url, events } });
+  if (res.status !== 201) throw new Error(res.text);
+  return res.body.data as { id: number };
+}
+
+const statuses = async (endpointId: number) =>
+  (
+    await h.sql<
+      { status: string }[]
+    >`select status from deliveries where endpoint_id = ${endpointId} order by id`
+  ).map((row) => row.status);
+
+const fannedOut = (endpointId: number, n: number) =>
+  waitFor(async () => (await statuses(endpointId)).length === n, { what: `${n} deliveries stored` });
+
+describe('an endpoint that goes away takes its backlog with it', () => {
+  let paused: WebhooksHarness;
+  beforeAll(async () => {
+    // A consumer without a dispatcher: deliveries stay pending until we look.
+    paused = await startWebhookService('fair-dispatch-paused', {}, { dispatch: false });
+  });
+  afterAll(() => paused.stop());
+
+  const pausedStatuses = async (endpointId: number) =>
+    (
+      await paused.sql<
+        { status: string; nextAttemptAt: Date | null }[]
+      >`select status, next_attempt_at from deliveries where endpoint_id = ${endpointId}`
+    ).map((row) => [row.status, row.nextAttemptAt]);
+
+  async function backlog(n: number) {
+    const res = await paused.call(owner, 'POST', '/webhooks', {
+      body: { url: await deadUrl(), events: ['post.created'] },
+    });
+    const id = (res.body.data as { id: number }).id;
+    for (let i = 0; i < n; i++) await paused.publish('post.created', { id: i + 1, title: 't', author_id: 1 });
+    await waitFor(async () => (await pausedStatuses(id)).length === n, { what: 'deliveries stored' });
+    return id;
+  }
+
+  it('cancels the pending deliveries of a deleted endpoint', async () => {
+    const id = await backlog(3);
+    expect((await paused.call(owner, 'DELETE', `/webhooks/${id}`)).status).toBe(200);
+    expect(await pausedStatuses(id)).toEqual([
+      ['cancelled', null],
+      ['cancelled', null],
+      ['cancelled', null],
+    ]);
+  });
+
+  it('cancels the pending deliveries of an endpoint turned off, and lists them as cancelled', async () => {
+    const id = await backlog(2);
+    const res = await paused.call(owner, 'PUT', `/webhooks/${id}`, { body: { enabled: false } });
+    expect(res.status).toBe(200);
+    const listed = await paused.call(owner, 'GET', `/webhooks/${id}/deliveries?status=cancelled`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.data).toHaveLength(2);
+    expect(listed.body.data[0]).toMatchObject({ status: 'cancelled', next_attempt_at: null });
+    expect((await paused.call(owner, 'GET', `/webhooks/${id}/deliveries?status=pending`)).body.data).toEqual(
+      [],
+    );
+  });
+});
+
+describe('dispatch', () => {
+  it('cancels the backlog of an endpoint disabled by a 410', async () => {
+    const gone = await receiver(() => ({ status: 410, delayMs: 300 }));
+    const endpoint = await subscribe(owner, gone.url, ['comment.created']);
+    // More than the 10 attempts one endpoint may have in flight: 5 wait while the first 10 hear 410.
+    for (let i = 0; i < 15; i++) await h.publish('comment.created', { id: i + 1, post_id: 1, author_id: 1 });
+    await fannedOut(endpoint.id, 15);
+    const attempts = async () =>
+      (
+        await h.sql<{ n: number }[]>`
+          select coalesce(sum(attempts), 0)::int as n from deliveries where endpoint_id = ${endpoint.id}`
+      )[0]!.n;
+    await waitFor(
+      async () =>
+        !(await statuses(endpoint.id)).includes('pending') && (await attempts()) === gone.received.length,
+      { what: 'every attempt recorded and nothing left pending', timeoutMs: 10_000 },
+    );
+    const final = await statuses(endpoint.id);
+    expect(final.filter((s) => s === 'cancelled').length).toBeGreaterThan(0);
+    expect(final.filter((s) => s === 'failed').length).toBe(gone.received.length);
+  });
+
+  it("delivers a healthy endpoint's event at once behind 1,100 due rows of a deleted endpoint", async () => {
+    // Rows left pending on an endpoint that is gone (as a crash between delete and cancel would):
+    // the due query must look at live endpoints before it takes its limit.
+    const [dead] = await h.sql<{ id: number }[]>`
+      insert into endpoints (user_id, url, events, secret, enabled, deleted_at)
+      values (${stranger.userId}, 'http://127.0.0.1:9/hook', '{post.deleted}', 'whsec_x', false, now()) returning id`;
+    await h.sql`
+      insert into deliveries (endpoint_id, event_id, event, body, message_id, next_attempt_at)
+      select ${dead!.id}, 'evt_dead_' || i, 'post.deleted', '{}', 'msg_dead_' || i, now() - interval '1 hour'
+      from generate_series(1, 1100) as i`;
+    const healthy = await receiver();
+    await subscribe(owner, healthy.url, ['user.registered']);
+    await h.publish('user.registered', { id: 9, username: 'ada', display_name: 'Ada' });
+    await waitFor(async () => healthy.received.length === 1, { what: 'healthy delivery', timeoutMs: 5_000 });
+  });
+});
+
+describe('the due query', () => {
+  let users: number[];
+  beforeAll(async () => {
+    // User 900 has three endpoints with 20 old due deliveries each; user 901 one with a newer one.
+    users = [900, 901];
+    const endpoint = (userId: number) =>
+      h.sql<{ id: number }[]>`
+        insert into endpoints (user_id, url, events, secret) values (${userId}, 'http://127.0.0.1:9/hook', '{post.updated}', 'whsec_x')
+        returning id`.then(([row]) => row!.id);
+    const busy = [await endpoint(900), await endpoint(900), await endpoint(900)];
+    const other = await endpoint(901);
+    for (const id of busy) {
+      await h.sql`
+        insert into deliveries (endpoint_id, event_id, event, body, message_id, next_attempt_at)
+        select ${id}, 'evt_' || ${id} || '_' || i, 'post.updated', '{}', 'msg_' || ${id} || '_' || i,
+               now() + interval '1 hour' - make_interval(secs => 1000 - i)
+        from generate_series(1, 20) as i`;
+    }
+    await h.sql`
+      insert into deliveries (endpoint_id, event_id, event, body, message_id, next_attempt_at)
+      values (${other}, 'evt_other', 'post.updated', '{}', 'msg_other', now() + interval '1 hour')`;
+  });
+
+  // The rows above are due an hour from now: the running dispatcher leaves them alone, and each
+  // claim below looks an hour ahead by moving them back, inside a transaction it then rolls back.
+  async function claim(limits: { limit: number; userInFlight?: Map<number, number> }) {
+    let owners: number[] = [];
+    await h.sql
+      .begin(async (tx) => {
+        await tx`
+          update deliveries d set next_attempt_at = next_attempt_at - interval '2 hours'
+          from endpoints e where e.id = d.endpoint_id and e.user_id = any(${users}::int[]) and d.status = 'pending'`;
+        const claimed = await claimDue(tx as never, {
+          limit: limits.limit,
+          perEndpoint: 10,
+          perUser: 50,
+          inFlight: new Map(),
+          userInFlight: limits.userInFlight ?? new Map(),
+          leaseSeconds: 60,
+        });
+        owners = claimed.map((row) => row.userId).sort();
+        throw new Error('rollback');
+      })
+      .catch((err: Error) => {
+        if (err.message !== 'rollback') throw err;
+      });
+    return owners;
+  }
+
+  it('takes the endpoints round-robin, so a newer delivery of another user is not behind an old backlog', async () => {
+    expect(await claim({ limit: 4 })).toEqual([900, 900, 900, 901]);
+  });
+
+  it('takes at most 10 per endpoint', async () => {
+    expect(await claim({ limit: 100 })).toHaveLength(31);
+  });
+
+  it("gives nothing more to a user whose endpoints already hold the user's share of slots", async () => {
+    expect(await claim({ limit: 100, userInFlight: new Map([[900, 50]]) })).toEqual([901]);
+    expect(await claim({ limit: 100, userInFlight: new Map([[900, 45]]) })).toHaveLength(6);
+  });
+});
