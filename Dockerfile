@@ -2,16 +2,20 @@
 # One recipe for the four services; SERVICE picks one, PORT is the port it listens on:
 #   docker build --build-arg SERVICE=posts-service --build-arg PORT=3001 -t community/posts-service .
 # (docker-compose.yml builds all four). Stages: manifests (package files only) → build (tsc, all
-# dev tools) and deps (SERVICE's production dependencies only) → runtime: plain Alpine with the Node
-# binary, the compiled JavaScript and those dependencies — no npm, no compiler, no sources, no tests.
-# Expected size: ≈ 155 MB uncompressed (gateway ≈ 160 MB), ≈ 52 MB compressed, of which the Node
-# binary is ≈ 127 MB; deploy/README.md says how that was estimated.
+# dev tools) and deps (SERVICE's production dependencies only) → runtime: plain Debian slim with the
+# Node binary, the compiled JavaScript and those dependencies — no npm, no compiler, no sources, no
+# tests. Measured sizes are in deploy/README.md (`npm run test:containers` builds these images).
+#
+# Behind a TLS-inspecting proxy, hand the build your CA bundle as a secret; it is used by npm while
+# installing and never stored in a layer:
+#   docker build --secret id=ca-certificates,src=/etc/ssl/certs/ca-certificates.crt …
 
-# Node 24 "Krypton" is the LTS line (supported to April 2028); bump both together.
+# Node 24 "Krypton" is the LTS line (supported to April 2028). Both stages use the same Debian
+# release, so the Node binary copied into the runtime finds the same C and C++ runtime libraries.
 ARG NODE_VERSION=24
-ARG ALPINE_VERSION=3.22
+ARG DEBIAN_RELEASE=bookworm
 
-FROM node:${NODE_VERSION}-alpine${ALPINE_VERSION} AS manifests
+FROM node:${NODE_VERSION}-${DEBIAN_RELEASE}-slim AS manifests
 WORKDIR /app
 # Package files first, so the dependency layers below are rebuilt only when they change.
 COPY package.json package-lock.json ./
@@ -33,7 +37,9 @@ COPY e2e/package.json e2e/
 FROM manifests AS build
 # `npm install`, not `npm ci`: see .ci/run (the lock file cannot list every platform's optional
 # binaries). It installs the locked versions. No install script is needed to compile.
-RUN npm install --ignore-scripts --no-audit --no-fund
+RUN --mount=type=secret,id=ca-certificates,target=/run/secrets/ca-certificates \
+  if [ -s /run/secrets/ca-certificates ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca-certificates; fi \
+  && npm install --ignore-scripts --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.build.json ./
 COPY scripts/copy-assets.js scripts/
 COPY libs libs
@@ -53,16 +59,17 @@ RUN test -f "${SERVICE}/dist/main.js" || { echo "build with --build-arg SERVICE=
 FROM manifests AS deps
 ARG SERVICE
 # Production dependencies of SERVICE and the libraries it links, nothing else (no test harness).
-RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund --workspace "${SERVICE}"
+RUN --mount=type=secret,id=ca-certificates,target=/run/secrets/ca-certificates \
+  if [ -s /run/secrets/ca-certificates ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca-certificates; fi \
+  && npm install --omit=dev --ignore-scripts --no-audit --no-fund --workspace "${SERVICE}"
 
-FROM alpine:${ALPINE_VERSION} AS runtime
+FROM debian:${DEBIAN_RELEASE}-slim AS runtime
 ARG SERVICE
 ARG PORT=8080
-# libstdc++ is the one library the official image adds for Node; the user has a fixed numeric id so
-# Kubernetes' runAsNonRoot can verify it.
-RUN apk add --no-cache libstdc++ \
-  && addgroup -S -g 10001 app \
-  && adduser -S -D -H -u 10001 -G app -h /app app
+# Debian slim already has the C and C++ runtimes Node links against, so nothing is installed. The user
+# has a fixed numeric id so Kubernetes' runAsNonRoot can verify it.
+RUN groupadd --gid 10001 app \
+  && useradd --uid 10001 --gid app --no-create-home --home-dir /app --shell /usr/sbin/nologin app
 COPY --from=manifests /usr/local/bin/node /usr/local/bin/node
 WORKDIR /app
 COPY --from=deps /app ./

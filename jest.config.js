@@ -39,13 +39,20 @@ const packages = [
 ];
 
 // The black-box suite (e2e/): with E2E_BASE_URL it targets a running stack, so only the files that
-// apply to a stack it does not own run, and no local infrastructure is looked for.
+// apply to a stack it does not own run, and no local infrastructure is looked for. With
+// E2E_COMPOSE_PROJECT too (`npm run test:containers`), the compose stack's own checks run as well.
 const external = Boolean(process.env.E2E_BASE_URL);
+const compose = external && Boolean(process.env.E2E_COMPOSE_PROJECT);
 const e2e = {
   ...shared,
   displayName: 'e2e',
   rootDir: path.join(__dirname, 'e2e'),
-  testMatch: external ? ['<rootDir>/test/any-stack/**/*.test.ts'] : ['<rootDir>/test/**/*.test.ts'],
+  testMatch: external
+    ? [
+        '<rootDir>/test/any-stack/**/*.test.ts',
+        ...(compose ? ['<rootDir>/test/compose-stack/**/*.test.ts'] : []),
+      ]
+    : ['<rootDir>/test/any-stack/**/*.test.ts', '<rootDir>/test/owned-stack/**/*.test.ts'],
 };
 
 module.exports = external

@@ -137,13 +137,13 @@ describe('docker-compose.yml', () => {
     );
   });
 
-  it('refuses private webhook receivers, which only local development allows', () => {
-    const problems = validateEdited((t) =>
-      t.replace("WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false'", "WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true'"),
-    );
-    expect(problems).toEqual([
-      "docker-compose.yml [services.webhook-service.environment]: WEBHOOK_ALLOW_PRIVATE_NETWORKS must be 'false'",
-    ]);
+  it('refuses private webhook receivers by default, which only local development allows', () => {
+    const variable = 'WEBHOOK_ALLOW_PRIVATE_NETWORKS: ${WEBHOOK_ALLOW_PRIVATE_NETWORKS:-false}';
+    for (const allowed of ["WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true'", variable.replace(':-false', ':-true')]) {
+      expect(validateEdited((t) => t.replace(variable, allowed))).toEqual([
+        "docker-compose.yml [services.webhook-service.environment]: WEBHOOK_ALLOW_PRIVATE_NETWORKS must be 'false'",
+      ]);
+    }
   });
 
   it('needs every variable without a default in .env.example', () => {

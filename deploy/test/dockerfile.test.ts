@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { checkDockerfile, checkDockerignore } from '../validate/dockerfile';
+import { checkCopySources, checkDockerfile, checkDockerignore } from '../validate/dockerfile';
 import { formatProblem } from '../validate/problems';
 
 const root = path.resolve(__dirname, '../..');
@@ -21,6 +21,7 @@ describe('Dockerfile', () => {
   it('passes the linter and keeps the image promises, as does .dockerignore', () => {
     expect(checkDockerfile(path.join(root, 'Dockerfile'))).toEqual([]);
     expect(checkDockerignore(path.join(root, '.dockerignore'))).toEqual([]);
+    expect(checkCopySources(path.join(root, 'Dockerfile'), path.join(root, '.dockerignore'))).toEqual([]);
   });
 
   it('copies every workspace manifest and ships every runtime library', () => {
@@ -70,8 +71,50 @@ describe('Dockerfile', () => {
   });
 
   it('refuses a base image without a version', () => {
-    expect(lintEdited((t) => t.replace('ARG ALPINE_VERSION=3.22', 'ARG ALPINE_VERSION=latest'))).toEqual([
-      expect.stringMatching(/base image alpine:latest must name a version/),
+    expect(lintEdited((t) => t.replace('FROM debian:${DEBIAN_RELEASE}-slim', 'FROM debian:latest'))).toEqual([
+      expect.stringMatching(/base image debian:latest must name a version/),
+    ]);
+  });
+
+  it('refuses a base image CI cannot assemble, such as Alpine', () => {
+    expect(lintEdited((t) => t.replace('FROM debian:${DEBIAN_RELEASE}-slim', 'FROM alpine:3.22'))).toEqual([
+      expect.stringMatching(/base image alpine:3\.22 must be Debian-based/),
+    ]);
+  });
+
+  it('refuses a COPY of a file that .dockerignore leaves out of the build context', () => {
+    // The bug CI's first image build found: e2e was ignored while its manifest was copied.
+    const ignore = readFileSync(path.join(root, '.dockerignore'), 'utf8');
+    const file = path.join(scratch, '.dockerignore');
+    writeFileSync(file, ignore.replace('!e2e/package.json\n', ''));
+    expect(ignore).not.toBe(readFileSync(file, 'utf8'));
+    expect(checkCopySources(path.join(root, 'Dockerfile'), file).map(formatProblem)).toEqual([
+      expect.stringMatching(
+        /^Dockerfile \[line \d+\]: COPY e2e\/package\.json: excluded by \.dockerignore, so the build cannot find it$/,
+      ),
+    ]);
+  });
+
+  it('reads .dockerignore as the builder does: last match wins, folders exclude their contents', () => {
+    const file = path.join(scratch, '.dockerignore');
+    writeFileSync(file, '**/test\ndocs\n!docs/keep.md\n*.log\n');
+    const copies = [
+      'src/test/a.ts',
+      'docs/keep.md',
+      'docs/other.md',
+      'app.log',
+      'src/app.log',
+      'src/main.ts',
+    ];
+    const dockerfile = path.join(scratch, 'Dockerfile.copies');
+    writeFileSync(
+      dockerfile,
+      `FROM debian:bookworm-slim\n${copies.map((c) => `COPY ${c} /x/`).join('\n')}\n`,
+    );
+    expect(checkCopySources(dockerfile, file).map((p) => p.message.split(':')[0])).toEqual([
+      'COPY src/test/a.ts',
+      'COPY docs/other.md',
+      'COPY app.log',
     ]);
   });
 

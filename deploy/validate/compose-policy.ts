@@ -86,7 +86,16 @@ export function checkStackPolicy(
     }
   }
   const webhooks = services['webhook-service'];
-  if (webhooks && environmentOf(webhooks).WEBHOOK_ALLOW_PRIVATE_NETWORKS !== 'false') {
+  // Off as interpolated from .env.example, and off when .env does not set it (a ${VAR:-default}).
+  const rawPrivate = String(
+    environmentOf(rawServices['webhook-service'] ?? {}).WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? '',
+  );
+  const fallback = /^\$\{WEBHOOK_ALLOW_PRIVATE_NETWORKS(?::?-([^}]*))?\}$/.exec(rawPrivate);
+  if (
+    webhooks &&
+    (environmentOf(webhooks).WEBHOOK_ALLOW_PRIVATE_NETWORKS !== 'false' ||
+      (fallback && fallback[1] !== 'false'))
+  ) {
     fail('services.webhook-service.environment', "WEBHOOK_ALLOW_PRIVATE_NETWORKS must be 'false'");
   }
   const rabbitmq = services.rabbitmq;

@@ -2,7 +2,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DockerfileParser, type Instruction } from 'dockerfile-ast';
 import { validate } from 'dockerfile-utils';
+import { isExcluded, parseDockerignore } from './dockerignore';
 import { problem, type Problem } from './problems';
+
+/** debian:<release>[-slim] or an image tag naming a Debian release, e.g. node:24-bookworm-slim. */
+const DEBIAN_BASE =
+  /^(?:docker\.io\/library\/)?(?:debian:[a-z]+(?:-slim)?|[a-z0-9._/-]+:[\w.]+-(?:bookworm|trixie)(?:-slim)?)$/;
 
 // vscode-languageserver's DiagnosticSeverity: 1 error, 2 warning (3 information and 4 hint pass).
 const FAILING_SEVERITY = 2;
@@ -11,7 +16,7 @@ const FAILING_SEVERITY = 2;
  * Lints a Dockerfile with dockerfile-utils (the linter behind VS Code's Docker extension: syntax,
  * unknown instructions, misplaced flags, bad JSON forms, …) and checks what the images promise:
  * the runtime stage runs as a non-root user, node is PID 1 (exec-form CMD, no shell) so SIGTERM
- * drains, it has a HEALTHCHECK, and every base image names a version.
+ * drains, it has a HEALTHCHECK, and every base image names a version and is Debian-based.
  */
 export function checkDockerfile(file: string): Problem[] {
   const source = path.relative(process.cwd(), file) || file;
@@ -56,6 +61,12 @@ export function checkDockerfile(file: string): Problem[] {
     );
     if (!stage && (!/[:@]/.test(image.split('/').pop()!) || /:latest$/.test(image))) {
       fail(from, `base image ${image} must name a version`);
+    } else if (!stage && !DEBIAN_BASE.test(image)) {
+      fail(
+        from,
+        `base image ${image} must be Debian-based (debian:<release>-slim, node:<major>-<release>-slim): ` +
+          'CI assembles those bases locally to build the images users build',
+      );
     }
   }
 
@@ -98,4 +109,44 @@ export function checkDockerignore(file: string): Problem[] {
   return ['**/node_modules', '**/dist', '.env', '.git']
     .filter((pattern) => !patterns.has(pattern))
     .map((pattern) => problem(source, `must exclude ${pattern}`));
+}
+
+/**
+ * Every file or folder a COPY/ADD takes from the build context must survive .dockerignore: the
+ * builder filters it out otherwise, and the build fails at that step ("1 filtered out").
+ */
+export function checkCopySources(dockerfile: string, dockerignore: string): Problem[] {
+  const source = path.relative(process.cwd(), dockerfile) || dockerfile;
+  const rules = existsSync(dockerignore) ? parseDockerignore(readFileSync(dockerignore, 'utf8')) : [];
+  const problems: Problem[] = [];
+  for (const instruction of DockerfileParser.parse(readFileSync(dockerfile, 'utf8')).getInstructions()) {
+    if (!['COPY', 'ADD'].includes(instruction.getKeyword())) continue;
+    const args = instruction.getArguments().map((a) => a.getValue());
+    if (args.some((a) => /^--from=/i.test(a))) continue;
+    const paths = copyPaths(instruction.getArgumentsContent() ?? '', args);
+    for (const src of paths.slice(0, -1)) {
+      if (/^[a-z]+:\/\//i.test(src) || !isExcluded(rules, src)) continue;
+      problems.push(
+        problem(
+          source,
+          `${instruction.getKeyword()} ${src}: excluded by .dockerignore, so the build cannot find it`,
+          `line ${instruction.getRange().start.line + 1}`,
+        ),
+      );
+    }
+  }
+  return problems;
+}
+
+/** The paths of a COPY/ADD, in shell form or JSON (exec) form, without its flags. */
+function copyPaths(content: string, args: string[]): string[] {
+  const text = content.replace(/^(\s*--\S+\s+)*/, '').trim();
+  if (text.startsWith('[')) {
+    try {
+      return JSON.parse(text) as string[];
+    } catch {
+      return [];
+    }
+  }
+  return args.filter((a) => !a.startsWith('--'));
 }

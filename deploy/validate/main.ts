@@ -6,7 +6,8 @@
  *                   plus the stack's promises (only the gateway published, health checks, …)
  *   Kubernetes      kustomize renders each overlay → Kubernetes 1.36 OpenAPI schemas (types,
  *                   required, enums, formats) and strict field names → the platform's promises
- *   Dockerfile      dockerfile-utils lint → non-root, node as PID 1, HEALTHCHECK; .dockerignore
+ *   Dockerfile      dockerfile-utils lint → non-root, node as PID 1, HEALTHCHECK; .dockerignore,
+ *                   and no COPY source that .dockerignore leaves out of the build context
  *
  * With no arguments it checks the repository's files. Arguments pick other files instead (the tests
  * feed broken ones): --compose FILE, --compose-fragment FILE (schema only), --env-file FILE,
@@ -17,7 +18,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadCompose } from './compose';
 import { checkStackPolicy } from './compose-policy';
-import { checkDockerfile, checkDockerignore } from './dockerfile';
+import { checkCopySources, checkDockerfile, checkDockerignore } from './dockerfile';
 import { checkKnownFields } from './k8s-fields';
 import { checkKubernetesPolicy } from './k8s-policy';
 import { checkSchemas, KUBERNETES_VERSION, loadModel, PRERELEASE } from './k8s-schema';
@@ -106,6 +107,11 @@ async function main(): Promise<number> {
   if (!picked) {
     const file = path.join(root, '.dockerignore');
     checks.push({ what: `${rel(file)}: excludes`, run: () => checkDockerignore(file) });
+    const dockerfile = path.join(root, 'Dockerfile');
+    checks.push({
+      what: `${rel(dockerfile)}: every COPY source is in the build context (${rel(file)})`,
+      run: () => checkCopySources(dockerfile, file),
+    });
   }
 
   let failed = 0;

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# npm run test:containers — the images and the compose stack, for real (README: "Run with docker
+# compose"). On this machine, as root:
+#   1. installs podman, docker-compose and debootstrap from Debian when absent (lib/engine.sh);
+#   2. assembles the base images once and keeps them (lib/bases.sh, stand-ins/);
+#   3. builds the four service images from the repository's Dockerfile (lib/stack.sh);
+#   4. starts the repository's docker-compose.yml with a generated .env and waits until all seven
+#      containers are healthy;
+#   5. runs the black-box suite against the published gateway (e2e/test/any-stack) and the compose
+#      checks (e2e/test/compose-stack: only the gateway reachable, a service restarted mid-traffic);
+#   6. tears everything down (`down -v`). On failure it prints every container's log first.
+# CONTAINERS_KEEP=1 leaves the stack and the engine running for a look (it prints how to reach them).
+# Only loopback and the containers' own networks are ever contacted.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
+STARTED=$SECONDS
+PROJECT=community-ct-$$
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/community-containers.XXXXXX")
+
+step() { printf '[containers %4d s] %s\n' $((SECONDS - STARTED)) "$*"; }
+die() {
+  printf '[containers %4d s] FAILED: %s\n' $((SECONDS - STARTED)) "$*" >&2
+  exit 1
+}
+
+# shellcheck source=deploy/test/containers/lib/engine.sh
+source "$HERE/lib/engine.sh"
+# shellcheck source=deploy/test/containers/lib/bases.sh
+source "$HERE/lib/bases.sh"
+# shellcheck source=deploy/test/containers/lib/stack.sh
+source "$HERE/lib/stack.sh"
+
+STACK_STARTED=
+finish() {
+  local status=$?
+  set +e
+  if [ -n "$STACK_STARTED" ]; then
+    ((status == 0)) || show_logs
+    if [ -n "${CONTAINERS_KEEP:-}" ]; then
+      step "CONTAINERS_KEEP: left running; DOCKER_HOST=$DOCKER_HOST CONTAINERS_CONF=$CONTAINERS_CONF, project $PROJECT, .env in $WORK"
+      exit "$status"
+    fi
+    teardown_stack
+  fi
+  stop_engine
+  rm -rf "$WORK"
+  if ((status == 0)); then
+    step "passed in $((SECONDS - STARTED)) s"
+  else
+    printf '[containers %4d s] failed (exit %d)\n' $((SECONDS - STARTED)) "$status" >&2
+  fi
+  exit "$status"
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
+
+[ "$(uname -s)" = Linux ] || die "needs Linux (podman runs the containers natively)"
+cd "$ROOT"
+
+install_engine
+configure_engine
+start_engine_api
+start_health_checks
+
+node_major=$(sed -n 's/^ARG NODE_VERSION=//p' Dockerfile)
+release=$(sed -n 's/^ARG DEBIAN_RELEASE=//p' Dockerfile)
+if [ -z "$node_major" ] || [ -z "$release" ]; then
+  die "the Dockerfile must declare ARG NODE_VERSION and ARG DEBIAN_RELEASE"
+fi
+assemble_debian "$release"
+assemble_node "$node_major" "$release"
+write_env
+for name in postgres redis rabbitmq; do
+  build_stand_in "$name" "$(compose config | sed -n "s/^ *image: \(${name}:.*\)$/\1/p")"
+done
+
+build_images
+
+step "compose up (project $PROJECT, gateway on 127.0.0.1:$GATEWAY_PORT)"
+STACK_STARTED=1
+compose up --detach --no-build >"$WORK/up.log" 2>&1 || {
+  cat "$WORK/up.log" >&2
+  die "compose up failed"
+}
+wait_healthy 300
+
+receiver_host=$(egress_gateway)
+[ -n "$receiver_host" ] || die "no gateway address on ${PROJECT}_egress"
+export E2E_BASE_URL="http://127.0.0.1:$GATEWAY_PORT" E2E_ADMIN_USERNAME="$ADMIN_USERNAME" E2E_ADMIN_PASSWORD="$ADMIN_PASSWORD" \
+  E2E_RECEIVER_HOST="$receiver_host" E2E_RECEIVER_BIND="$receiver_host"
+step "e2e suite (any-stack) against $E2E_BASE_URL, webhook receiver on $receiver_host"
+npx jest --selectProjects e2e </dev/null || die "the e2e suite failed against the compose stack"
+# Alone, after the rest: restarting a service would disturb the other files' timing.
+step "compose checks (e2e/test/compose-stack): only the gateway reachable, posts-service restarted mid-traffic"
+E2E_COMPOSE_PROJECT="$PROJECT" npx jest --selectProjects e2e --testPathPatterns e2e/test/compose-stack </dev/null ||
+  die "the compose checks failed"
