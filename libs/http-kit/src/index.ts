@@ -1,6 +1,15 @@
 export { createServiceApp, type ServiceAppOptions } from './create-app';
 export { parseWith, parseId, toFieldErrors } from './validate';
-export { resource, MethodNotAllowedError, type Handler } from './resource';
+export {
+  assertBound,
+  expressPath,
+  MethodNotAllowedError,
+  operationRoutes,
+  resource,
+  type Handler,
+  type OperationHandlers,
+  type RoutedOperation,
+} from './resource';
 export { sendData, sendCreated, sendPage, linkHeader, type Page } from './envelope';
 export { signIdentity, verifyIdentity, requireActor, IDENTITY_HEADERS } from './identity';
 export { createRegistry, httpMetrics, requestRecorder, routeOf, type RecordRequest } from './metrics';

@@ -1,27 +1,27 @@
-import type { Router } from 'express';
 import { createCommentBody, listCommentsQuery, updateCommentBody } from '@community/contracts';
 import {
   parseId,
   parseWith,
   requireActor,
-  resource,
   sendCreated,
   sendData,
   sendPage,
+  type OperationHandlers,
 } from '@community/http-kit';
 import { deleteComment, setCommentLike, updateComment } from '../domain/comments/change-comment';
 import { createComment } from '../domain/comments/create-comment';
 import { listComments, readComment } from '../domain/comments/read-comments';
-import type { Deps } from '../domain/deps';
+import type { TxDeps as TxDeps } from '@community/events';
 
-export function commentsRoutes(router: Router, deps: Deps): void {
-  resource(router, '/posts/:id/comments', {
-    get: async (req, res) => {
+/** The handlers of the comment operations in `POST_OPERATIONS` (libs/openapi), by operation id. */
+export function commentsHandlers(deps: TxDeps): OperationHandlers {
+  return {
+    listComments: async (req, res) => {
       const postId = parseId(req.params.id, 'post');
       const query = parseWith(listCommentsQuery, req.query);
       sendPage(req, res, await listComments(deps, postId, query), query);
     },
-    post: async (req, res) => {
+    createComment: async (req, res) => {
       const postId = parseId(req.params.id, 'post');
       const comment = await createComment(
         deps,
@@ -31,31 +31,25 @@ export function commentsRoutes(router: Router, deps: Deps): void {
       );
       sendCreated(res, comment, `/api/v1/comments/${comment.id}`);
     },
-  });
-
-  resource(router, '/comments/:id', {
-    get: async (req, res) => sendData(res, await readComment(deps, parseId(req.params.id, 'comment'))),
-    put: async (req, res) => {
+    getComment: async (req, res) => sendData(res, await readComment(deps, parseId(req.params.id, 'comment'))),
+    updateComment: async (req, res) => {
       const id = parseId(req.params.id, 'comment');
       sendData(
         res,
         await updateComment(deps, requireActor(res.locals), id, parseWith(updateCommentBody, req.body)),
       );
     },
-    delete: async (req, res) =>
+    deleteComment: async (req, res) =>
       sendData(res, await deleteComment(deps, requireActor(res.locals), parseId(req.params.id, 'comment'))),
-  });
-
-  resource(router, '/comments/:id/like', {
-    post: async (req, res) =>
+    likeComment: async (req, res) =>
       sendData(
         res,
         await setCommentLike(deps, requireActor(res.locals), parseId(req.params.id, 'comment'), true),
       ),
-    delete: async (req, res) =>
+    unlikeComment: async (req, res) =>
       sendData(
         res,
         await setCommentLike(deps, requireActor(res.locals), parseId(req.params.id, 'comment'), false),
       ),
-  });
+  };
 }

@@ -1,15 +1,14 @@
-import type { Router } from 'express';
 import { createPostBody, listPostsQuery, updatePostBody } from '@community/contracts';
 import {
   parseId,
   parseWith,
   requireActor,
-  resource,
   sendCreated,
   sendData,
   sendPage,
+  type OperationHandlers,
 } from '@community/http-kit';
-import type { Deps } from '../domain/deps';
+import type { TxDeps as TxDeps } from '@community/events';
 import { createPost } from '../domain/posts/create-post';
 import { deletePost } from '../domain/posts/delete-post';
 import { setPostLike } from '../domain/posts/like-post';
@@ -17,35 +16,30 @@ import { listPosts, readPost } from '../domain/posts/read-posts';
 import { updatePost } from '../domain/posts/update-post';
 import type { ViewCounter } from '../domain/posts/view-counter';
 
-export function postsRoutes(router: Router, deps: Deps, views: ViewCounter): void {
-  resource(router, '/posts', {
-    get: async (req, res) => {
+/** The handlers of the posts operations in `POST_OPERATIONS` (libs/openapi), by operation id. */
+export function postsHandlers(deps: TxDeps, views: ViewCounter): OperationHandlers {
+  return {
+    listPosts: async (req, res) => {
       const query = parseWith(listPostsQuery, req.query);
       sendPage(req, res, await listPosts(deps, query), query);
     },
-    post: async (req, res) => {
+    createPost: async (req, res) => {
       const post = await createPost(deps, requireActor(res.locals), parseWith(createPostBody, req.body));
       sendCreated(res, post, `/api/v1/posts/${post.id}`);
     },
-  });
-
-  resource(router, '/posts/:id', {
-    get: async (req, res) => sendData(res, await readPost(deps, views, parseId(req.params.id, 'post'))),
-    put: async (req, res) => {
+    getPost: async (req, res) => sendData(res, await readPost(deps, views, parseId(req.params.id, 'post'))),
+    updatePost: async (req, res) => {
       const id = parseId(req.params.id, 'post');
       sendData(
         res,
         await updatePost(deps, requireActor(res.locals), id, parseWith(updatePostBody, req.body)),
       );
     },
-    delete: async (req, res) =>
+    deletePost: async (req, res) =>
       sendData(res, await deletePost(deps, requireActor(res.locals), parseId(req.params.id, 'post'))),
-  });
-
-  resource(router, '/posts/:id/like', {
-    post: async (req, res) =>
+    likePost: async (req, res) =>
       sendData(res, await setPostLike(deps, requireActor(res.locals), parseId(req.params.id, 'post'), true)),
-    delete: async (req, res) =>
+    unlikePost: async (req, res) =>
       sendData(res, await setPostLike(deps, requireActor(res.locals), parseId(req.params.id, 'post'), false)),
-  });
+  };
 }

@@ -1,4 +1,3 @@
-import type { Router } from 'express';
 import {
   assertScope,
   listUsersQuery,
@@ -11,10 +10,10 @@ import {
   parseId,
   parseWith,
   requireActor,
-  resource,
   sendCreated,
   sendData,
   sendPage,
+  type OperationHandlers,
 } from '@community/http-kit';
 import type { TxDeps } from '@community/events';
 import { changePlan, changeRole } from '../domain/users/admin';
@@ -23,50 +22,36 @@ import { registerUser } from '../domain/users/register';
 import { toMe } from '../domain/users/representations';
 import { updateMe } from '../domain/users/update-me';
 
-export function usersRoutes(router: Router, deps: TxDeps): void {
-  resource(router, '/auth/register', {
-    post: async (req, res) => {
+/** The handlers of the account and profile operations in `USER_OPERATIONS` (libs/openapi). */
+export function usersHandlers(deps: TxDeps): OperationHandlers {
+  return {
+    register: async (req, res) => {
       const user = await registerUser(deps, parseWith(registerBody, req.body), String(res.locals.clientIp));
       sendCreated(res, toMe(user), `/api/v1/users/${user.id}`);
     },
-  });
-
-  resource(router, '/users', {
-    get: async (req, res) => {
+    listUsers: async (req, res) => {
       requireActor(res.locals);
       const query = parseWith(listUsersQuery, req.query);
       sendPage(req, res, await listUsers(deps.sql, query), query);
     },
-  });
-
-  resource(router, '/users/me', {
-    get: async (_req, res) => sendData(res, await readMe(deps.sql, requireActor(res.locals).userId)),
-    put: async (req, res) => {
+    getMe: async (_req, res) => sendData(res, await readMe(deps.sql, requireActor(res.locals).userId)),
+    updateMe: async (req, res) => {
       const actor = requireActor(res.locals);
       assertScope(actor, 'write');
       sendData(res, await updateMe(deps, actor.userId, parseWith(updateMeBody, req.body)));
     },
-  });
-
-  resource(router, '/users/:id', {
-    get: async (req, res) => {
+    getUser: async (req, res) => {
       requireActor(res.locals);
       sendData(res, await readUser(deps.sql, parseId(req.params.id, 'user')));
     },
-  });
-
-  resource(router, '/users/:id/plan', {
-    put: async (req, res) => {
+    setUserPlan: async (req, res) => {
       const id = parseId(req.params.id, 'user');
       sendData(res, await changePlan(deps, requireActor(res.locals), id, parseWith(setPlanBody, req.body)));
     },
-  });
-
-  resource(router, '/users/:id/role', {
-    put: async (req, res) => {
+    setUserRole: async (req, res) => {
       const id = parseId(req.params.id, 'user');
       const { role } = parseWith(setRoleBody, req.body);
       sendData(res, await changeRole(deps, requireActor(res.locals), id, role));
     },
-  });
+  };
 }

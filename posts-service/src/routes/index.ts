@@ -1,0 +1,17 @@
+import type { Router } from 'express';
+import { operationRoutes } from '@community/http-kit';
+import { POST_OPERATIONS } from '@community/openapi';
+import type { TxDeps as TxDeps } from '@community/events';
+import type { ViewCounter } from '../domain/posts/view-counter';
+import { categoriesHandlers } from './categories.routes';
+import { commentsHandlers } from './comments.routes';
+import { postsHandlers } from './posts.routes';
+
+/** Every public route of posts-service: the operations of its table, each bound to its handler. */
+export function postsServiceRoutes(router: Router, deps: TxDeps, views: ViewCounter): void {
+  operationRoutes(router, POST_OPERATIONS, {
+    ...postsHandlers(deps, views),
+    ...commentsHandlers(deps),
+    ...categoriesHandlers(deps),
+  });
+}
