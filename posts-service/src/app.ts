@@ -21,6 +21,6 @@ export function buildApp(deps: AppDeps): Express {
     internalToken: deps.internalToken,
     health: deps.health,
     publicBaseUrl: deps.publicBaseUrl,
-    routes: (router) => postsServiceRoutes(router, deps, deps.views),
+    routes: (router) => postsServiceRoutes(router, deps),
   });
 }

@@ -29,6 +29,6 @@ export function buildApp(deps: AppDeps): Express {
     routes: (router) => usersServiceRoutes(router, deps),
     mounts: protocolMounts(deps),
     pages: deps.pages,
-    internal: (router) => internalRoutes(router, deps.sql, deps.usage),
+    internal: (router) => internalRoutes(router, deps),
   });
 }

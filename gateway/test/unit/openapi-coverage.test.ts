@@ -26,9 +26,9 @@ function routesOf(router: Router, prefix: string): string[] {
 /** Every public route the services register: under /api/v1, and the protocol endpoints' own mounts. */
 function serviceRoutes(): string[] {
   const router = Router();
-  postsServiceRoutes(router, unused, unused);
+  postsServiceRoutes(router, unused);
   usersServiceRoutes(router, unused);
-  webhooksRoutes(router, unused, () => {});
+  webhooksRoutes(router, unused);
   const mounted = protocolMounts(unused).flatMap(({ path, routes }) => {
     const mount = Router();
     routes(mount);

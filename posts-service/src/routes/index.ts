@@ -8,9 +8,9 @@ import { commentsHandlers } from './comments.routes';
 import { postsHandlers } from './posts.routes';
 
 /** Every public route of posts-service: the operations of its table, each bound to its handler. */
-export function postsServiceRoutes(router: Router, deps: TxDeps, views: ViewCounter): void {
+export function postsServiceRoutes(router: Router, deps: TxDeps & { views: ViewCounter }): void {
   operationRoutes(router, POST_OPERATIONS, {
-    ...postsHandlers(deps, views),
+    ...postsHandlers(deps),
     ...commentsHandlers(deps),
     ...categoriesHandlers(deps),
   });

@@ -17,7 +17,7 @@ import { updatePost } from '../domain/posts/update-post';
 import type { ViewCounter } from '../domain/posts/view-counter';
 
 /** The handlers of the posts operations in `POST_OPERATIONS` (libs/openapi), by operation id. */
-export function postsHandlers(deps: TxDeps, views: ViewCounter): OperationHandlers {
+export function postsHandlers(deps: TxDeps & { views: ViewCounter }): OperationHandlers {
   return {
     listPosts: async (req, res) => {
       const query = parseWith(listPostsQuery, req.query);
@@ -27,7 +27,8 @@ export function postsHandlers(deps: TxDeps, views: ViewCounter): OperationHandle
       const post = await createPost(deps, requireActor(res.locals), parseWith(createPostBody, req.body));
       sendCreated(res, post, `/api/v1/posts/${post.id}`);
     },
-    getPost: async (req, res) => sendData(res, await readPost(deps, views, parseId(req.params.id, 'post'))),
+    getPost: async (req, res) =>
+      sendData(res, await readPost(deps, deps.views, parseId(req.params.id, 'post'))),
     updatePost: async (req, res) => {
       const id = parseId(req.params.id, 'post');
       sendData(

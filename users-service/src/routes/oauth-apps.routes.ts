@@ -9,7 +9,7 @@ import {
   type OperationHandlers,
 } from '@community/http-kit';
 import { deleteApp, listApps, readApp, registerApp, rotateSecret } from '../domain/oauth/manage-apps';
-import { keyCredential } from './credentials';
+import { keyCredential } from './session';
 
 const appId = (raw: unknown) => parseId(raw, 'OAuth app');
 
@@ -20,26 +20,26 @@ const appId = (raw: unknown) => parseId(raw, 'OAuth app');
 export function oauthAppsHandlers(deps: TxDeps): OperationHandlers {
   return {
     listOAuthApps: async (req, res) => {
-      const { userId } = await keyCredential(deps.sql, req, res);
+      const { userId } = await keyCredential(deps, req, res);
       const apps = await listApps(deps.sql, userId);
       sendPage(req, res, { items: apps, totalItems: apps.length, page: 1, limit: Math.max(apps.length, 1) });
     },
     createOAuthApp: async (req, res) => {
-      const { userId } = await keyCredential(deps.sql, req, res);
+      const { userId } = await keyCredential(deps, req, res);
       const app = await registerApp(deps, userId, parseWith(createOAuthAppBody, req.body));
       res.setHeader('Cache-Control', 'no-store');
       sendCreated(res, app, `/api/v1/oauth/apps/${app.id}`);
     },
     getOAuthApp: async (req, res) => {
-      const { userId } = await keyCredential(deps.sql, req, res);
+      const { userId } = await keyCredential(deps, req, res);
       sendData(res, await readApp(deps.sql, userId, appId(req.params.id)));
     },
     deleteOAuthApp: async (req, res) => {
-      const { userId } = await keyCredential(deps.sql, req, res);
+      const { userId } = await keyCredential(deps, req, res);
       sendData(res, await deleteApp(deps, userId, appId(req.params.id)));
     },
     rotateOAuthAppSecret: async (req, res) => {
-      const { userId } = await keyCredential(deps.sql, req, res);
+      const { userId } = await keyCredential(deps, req, res);
       const app = await rotateSecret(deps, userId, appId(req.params.id));
       res.setHeader('Cache-Control', 'no-store');
       sendData(res, app);

@@ -1,11 +1,4 @@
-import {
-  assertScope,
-  listUsersQuery,
-  registerBody,
-  setPlanBody,
-  setRoleBody,
-  updateMeBody,
-} from '@community/contracts';
+import { listUsersQuery, registerBody, setPlanBody, setRoleBody, updateMeBody } from '@community/contracts';
 import {
   parseId,
   parseWith,
@@ -36,9 +29,7 @@ export function usersHandlers(deps: TxDeps): OperationHandlers {
     },
     getMe: async (_req, res) => sendData(res, await readMe(deps.sql, requireActor(res.locals).userId)),
     updateMe: async (req, res) => {
-      const actor = requireActor(res.locals);
-      assertScope(actor, 'write');
-      sendData(res, await updateMe(deps, actor.userId, parseWith(updateMeBody, req.body)));
+      sendData(res, await updateMe(deps, requireActor(res.locals), parseWith(updateMeBody, req.body)));
     },
     getUser: async (req, res) => {
       requireActor(res.locals);

@@ -53,9 +53,7 @@ export async function createEndpoint(deps: EndpointDeps, actor: Actor, body: Cre
   await assertDeliverableUrl(deps, body.url);
   const secret = newSecret();
   const row = await transaction(deps, async (tx) => {
-    // Serialise creations of one user so two at once cannot both pass the limit.
-    await tx`select pg_advisory_xact_lock(hashtext('webhooks:' || ${actor.userId}))`;
-    if ((await repo.countEndpoints(tx, actor.userId)) >= MAX_WEBHOOKS_PER_USER) {
+    if ((await repo.countEndpointsLocked(tx, actor.userId)) >= MAX_WEBHOOKS_PER_USER) {
       throw new ConflictError(
         `you already have ${MAX_WEBHOOKS_PER_USER} webhook endpoints; delete one first`,
       );
@@ -70,6 +68,13 @@ export async function createEndpoint(deps: EndpointDeps, actor: Actor, body: Cre
   });
   // The only answers that show the secret: here and on rotation. The database holds it sealed.
   return { ...toWebhook(row), secret };
+}
+
+/** A page of the caller's own endpoints. */
+export async function listOwnEndpoints(deps: TxDeps, actor: Actor, page: number, limit: number) {
+  assertScope(actor, 'webhooks');
+  const { rows, total } = await repo.listEndpoints(deps.sql, actor.userId, limit, (page - 1) * limit);
+  return { items: rows.map(toWebhook), totalItems: total, page, limit };
 }
 
 export async function readEndpoint(deps: TxDeps, actor: Actor, id: number): Promise<EndpointRow> {

@@ -1,6 +1,5 @@
 import type { Router } from 'express';
 import {
-  assertScope,
   createWebhookBody,
   listDeliveriesQuery,
   paginationQuery,
@@ -22,25 +21,28 @@ import { listDeliveries, redeliver } from '../domain/deliveries';
 import {
   createEndpoint,
   deleteEndpoint,
+  listOwnEndpoints,
   readEndpoint,
   rotateEndpointSecret,
   toWebhook,
   updateEndpoint,
   type EndpointDeps,
 } from '../domain/endpoints';
-import { listEndpoints } from '../db/endpoints.repository';
 
 const listQuery = z.object({ ...paginationQuery });
 
+export interface WebhooksRouteDeps extends EndpointDeps {
+  /** Called after a redelivery is queued, so it goes out at once. */
+  kickDispatcher: () => void;
+}
+
 /** The handlers of `WEBHOOK_OPERATIONS` (libs/openapi), by operation id. */
-function webhooksHandlers(deps: EndpointDeps, onRedeliver: () => void): OperationHandlers {
+function webhooksHandlers(deps: WebhooksRouteDeps): OperationHandlers {
   return {
     listWebhooks: async (req, res) => {
       const actor = requireActor(res.locals);
       const { page, limit } = parseWith(listQuery, req.query);
-      assertScope(actor, 'webhooks');
-      const { rows, total } = await listEndpoints(deps.sql, actor.userId, limit, (page - 1) * limit);
-      sendPage(req, res, { items: rows.map(toWebhook), totalItems: total, page, limit });
+      sendPage(req, res, await listOwnEndpoints(deps, actor, page, limit));
     },
     createWebhook: async (req, res) => {
       const created = await createEndpoint(
@@ -78,13 +80,13 @@ function webhooksHandlers(deps: EndpointDeps, onRedeliver: () => void): Operatio
       const id = parseId(req.params.id, 'webhook');
       const deliveryId = parseId(req.params.delivery_id, 'delivery');
       const delivery = await redeliver(deps, requireActor(res.locals), id, deliveryId);
-      onRedeliver();
+      deps.kickDispatcher();
       sendData(res, delivery);
     },
   };
 }
 
 /** Every public route of webhook-service: the operations of its table, each bound to its handler. */
-export function webhooksRoutes(router: Router, deps: EndpointDeps, onRedeliver: () => void): void {
-  operationRoutes(router, WEBHOOK_OPERATIONS, webhooksHandlers(deps, onRedeliver));
+export function webhooksRoutes(router: Router, deps: WebhooksRouteDeps): void {
+  operationRoutes(router, WEBHOOK_OPERATIONS, webhooksHandlers(deps));
 }

@@ -8,12 +8,12 @@ import {
   updateCommentContent,
 } from '../../db/comments.repository';
 import { addReplies } from '../../db/posts.repository';
-import { transaction, type Deps } from '../deps';
-import { assertCanChange, assertScope } from '../permissions';
+import { transaction, type TxDeps } from '@community/events';
+import { assertCanChange, assertScope } from '@community/contracts';
 import { toComment } from '../representations';
 
 export async function updateComment(
-  deps: Deps,
+  deps: TxDeps,
   actor: Actor,
   id: number,
   body: UpdateCommentBody,
@@ -30,7 +30,7 @@ export async function updateComment(
 
 /** Soft delete; replies to it stay, still naming it as their parent. */
 export async function deleteComment(
-  deps: Deps,
+  deps: TxDeps,
   actor: Actor,
   id: number,
 ): Promise<{ id: number; deleted: true }> {
@@ -46,7 +46,7 @@ export async function deleteComment(
 }
 
 export async function setCommentLike(
-  deps: Deps,
+  deps: TxDeps,
   actor: Actor,
   id: number,
   liked: boolean,

@@ -9,13 +9,13 @@ import {
 import { enqueueEvent } from '@community/events';
 import { findLiveComment, insertComment } from '../../db/comments.repository';
 import { addReplies, findLivePost } from '../../db/posts.repository';
-import { transaction, type Deps } from '../deps';
-import { assertScope } from '../permissions';
+import { transaction, type TxDeps } from '@community/events';
+import { assertScope } from '@community/contracts';
 import { toComment } from '../representations';
 
 /** A reply's parent must be a live comment on the same post; a locked post takes no comments at all. */
 export async function createComment(
-  deps: Deps,
+  deps: TxDeps,
   actor: Actor,
   postId: number,
   body: CreateCommentBody,

@@ -2,12 +2,12 @@ import { NotFoundError, type Comment, type ListCommentsQuery } from '@community/
 import type { Page } from '@community/http-kit';
 import { findLiveComment, listComments as queryComments } from '../../db/comments.repository';
 import { findLivePost } from '../../db/posts.repository';
-import type { Deps } from '../deps';
+import type { TxDeps as TxDeps } from '@community/events';
 import { toComment } from '../representations';
 
 /** One flat list with replies included; each reply names its parent. */
 export async function listComments(
-  deps: Deps,
+  deps: TxDeps,
   postId: number,
   query: ListCommentsQuery,
 ): Promise<Page<Comment>> {
@@ -17,7 +17,7 @@ export async function listComments(
   return { items: rows.map(toComment), totalItems: total, page, limit };
 }
 
-export async function readComment(deps: Deps, id: number): Promise<Comment> {
+export async function readComment(deps: TxDeps, id: number): Promise<Comment> {
   const row = await findLiveComment(deps.sql, id);
   if (!row) throw new NotFoundError('comment');
   return toComment(row);

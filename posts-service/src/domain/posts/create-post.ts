@@ -3,8 +3,8 @@ import { enqueueEvent } from '@community/events';
 import type { Tx } from '@community/db';
 import { addPostCount, findCategory } from '../../db/categories.repository';
 import { findLivePost, insertPost } from '../../db/posts.repository';
-import { transaction, type Deps } from '../deps';
-import { assertScope } from '../permissions';
+import { transaction, type TxDeps } from '@community/events';
+import { assertScope } from '@community/contracts';
 import { toDetail } from '../representations';
 import { slugify } from '../slug';
 
@@ -15,7 +15,7 @@ export async function assertCategoryExists(tx: Tx, categoryId: number): Promise<
   }
 }
 
-export async function createPost(deps: Deps, actor: Actor, body: CreatePostBody): Promise<PostDetail> {
+export async function createPost(deps: TxDeps, actor: Actor, body: CreatePostBody): Promise<PostDetail> {
   assertScope(actor, 'write');
   return transaction(deps, async (tx) => {
     await assertCategoryExists(tx, body.category_id);

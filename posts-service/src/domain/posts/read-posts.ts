@@ -2,11 +2,11 @@ import { NotFoundError, type ListPostsQuery, type PostDetail, type PostListItem 
 import type { Page } from '@community/http-kit';
 import { countPosts, findLivePost, listPosts as queryPosts, postsByIds } from '../../db/posts.repository';
 import { trendingPageIds } from '../../db/trending.repository';
-import type { Deps } from '../deps';
+import type { TxDeps as TxDeps } from '@community/events';
 import { toDetail, toListItem } from '../representations';
 import type { ViewCounter } from './view-counter';
 
-export async function listPosts(deps: Deps, query: ListPostsQuery): Promise<Page<PostListItem>> {
+export async function listPosts(deps: TxDeps, query: ListPostsQuery): Promise<Page<PostListItem>> {
   const { page, limit, sort, category, author, tag } = query;
   const filter = { category, author, tag };
   const offset = (page - 1) * limit;
@@ -23,7 +23,7 @@ export async function listPosts(deps: Deps, query: ListPostsQuery): Promise<Page
 }
 
 /** Every detail read counts as one view, and the answer already includes it. */
-export async function readPost(deps: Deps, views: ViewCounter, id: number): Promise<PostDetail> {
+export async function readPost(deps: TxDeps, views: ViewCounter, id: number): Promise<PostDetail> {
   const row = await findLivePost(deps.sql, id);
   if (!row) throw new NotFoundError('post');
   return toDetail({ ...row, views: row.views + views.record(id) });

@@ -9,8 +9,8 @@ import { enqueueEvent } from '@community/events';
 import { addPostCount, findCategory } from '../../db/categories.repository';
 import { findLivePost, updatePost as writePost, type PostChanges } from '../../db/posts.repository';
 import type { PostRow } from '../../db/rows';
-import { transaction, type Deps } from '../deps';
-import { assertCanChange, assertModerator } from '../permissions';
+import { transaction, type TxDeps } from '@community/events';
+import { assertCanChange, assertModerator } from '@community/contracts';
 import { toDetail } from '../representations';
 import { slugify } from '../slug';
 import { assertCategoryExists } from './create-post';
@@ -20,7 +20,7 @@ const MODERATION_FIELDS = ['is_pinned', 'is_locked'] as const;
 
 /** Partial update: content by the author or a moderator, pin/lock by moderators only. */
 export async function updatePost(
-  deps: Deps,
+  deps: TxDeps,
   actor: Actor,
   id: number,
   body: UpdatePostBody,

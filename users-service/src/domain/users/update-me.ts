@@ -1,7 +1,9 @@
 import {
+  assertScope,
   DEFAULT_AVATAR,
   NotFoundError,
   ValidationError,
+  type Actor,
   type Me,
   type UpdateMeBody,
 } from '@community/contracts';
@@ -10,7 +12,9 @@ import { findUser, updateProfile } from '../../db/users.repository';
 import { toMe } from './representations';
 
 /** Changes the caller's profile and tells the replicas (`user.updated`) when something really changed. */
-export async function updateMe(deps: TxDeps, userId: number, body: UpdateMeBody): Promise<Me> {
+export async function updateMe(deps: TxDeps, actor: Actor, body: UpdateMeBody): Promise<Me> {
+  assertScope(actor, 'write');
+  const { userId } = actor;
   if (body.display_name === undefined && body.bio === undefined && body.avatar === undefined) {
     throw ValidationError.single('body', 'required', 'body must contain at least one field to change');
   }

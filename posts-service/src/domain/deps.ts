@@ -1,1 +1,0 @@
-export { transaction, type TxDeps as Deps } from '@community/events';
