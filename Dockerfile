@@ -31,9 +31,8 @@ COPY gateway/package.json gateway/
 COPY e2e/package.json e2e/
 
 FROM manifests AS build
-# `npm install`, not `npm ci`: see .ci/run (the lock file cannot list every platform's optional
-# binaries). It installs the locked versions. No install script is needed to compile.
-RUN npm install --ignore-scripts --no-audit --no-fund
+# Exactly the lock file. No install script is needed to compile.
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.build.json ./
 COPY scripts/copy-assets.js scripts/
 COPY libs libs
@@ -53,7 +52,7 @@ RUN test -f "${SERVICE}/dist/main.js" || { echo "build with --build-arg SERVICE=
 FROM manifests AS deps
 ARG SERVICE
 # Production dependencies of SERVICE and the libraries it links, nothing else (no test harness).
-RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund --workspace "${SERVICE}"
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund --workspace "${SERVICE}"
 
 FROM alpine:${ALPINE_VERSION} AS runtime
 ARG SERVICE
