@@ -9,7 +9,7 @@ import {
   sendData,
   sendPage,
 } from '@community/http-kit';
-import type { Deps } from '../domain/deps';
+import type { Clock, Deps } from '../domain/deps';
 import { createPost } from '../domain/posts/create-post';
 import { deletePost } from '../domain/posts/delete-post';
 import { setPostLike } from '../domain/posts/like-post';
@@ -17,7 +17,7 @@ import { listPosts, readPost } from '../domain/posts/read-posts';
 import { updatePost } from '../domain/posts/update-post';
 import type { ViewCounter } from '../domain/posts/view-counter';
 
-export function postsRoutes(router: Router, deps: Deps, views: ViewCounter): void {
+export function postsRoutes(router: Router, deps: Deps & { clock: Clock }, views: ViewCounter): void {
   resource(router, '/posts', {
     get: async (req, res) => sendPage(req, res, await listPosts(deps, parseWith(listPostsQuery, req.query))),
     post: async (req, res) => {
