@@ -17,9 +17,9 @@ import { OPENAPI_PATH, sendDocument } from './docs/openapi-document';
 import { setLimitHeaders } from './limits/headers';
 import type { Subject, TwoWindowLimiter } from './limits/limiter';
 import { sendJson } from './http/respond';
-import { routeFor, type UpstreamName } from './proxy/route-table';
+import { matchesPrefix, routeFor, type UpstreamName } from './proxy/route-table';
 import type { Upstream } from './proxy/upstream';
-import { carriesClientCredentials, isPublic, requiredScope } from './scopes';
+import { AVATARS_PREFIX, carriesClientCredentials, isPublic, requiredScope } from './scopes';
 
 export interface GatewayDeps {
   internalToken: string;
@@ -65,6 +65,13 @@ export function gateway(deps: GatewayDeps): Pipeline {
   return async (req, res, exchange) => {
     for (const name of Object.keys(req.headers)) if (clientMayNotSet.test(name)) delete req.headers[name];
     const { path, clientIp } = exchange;
+    if (matchesPrefix(path, AVATARS_PREFIX)) {
+      exchange.route = AVATARS_PREFIX;
+      delete req.headers.authorization;
+      delete req.headers.cookie;
+      await forward(deps, req, res, 'users', null, exchange);
+      return;
+    }
     const bearer = carriesClientCredentials(path) ? NO_BEARER : readBearer(req.headers.authorization);
     const lookup = bearer.kind === 'key' ? await lookUp(deps.keys, bearer.key) : NOBODY;
     const { resolved } = lookup;

@@ -13,6 +13,8 @@ export interface AppDeps extends Deps {
   internalToken: string;
   health: HealthOptions;
   clock: Clock;
+  /** PUBLIC_BASE_URL, when configured (absolute URLs in answers, such as default avatars). */
+  publicBaseUrl?: string;
 }
 
 /** The posts-service HTTP app; it never listens itself, so tests can mount it on port 0. */

@@ -34,7 +34,14 @@ export function start(
       views.start();
     },
     app: (runtime) =>
-      buildApp({ ...runtime, views: views!, logger, internalToken: config.INTERNAL_TOKEN, clock }),
+      buildApp({
+        ...runtime,
+        views: views!,
+        logger,
+        internalToken: config.INTERNAL_TOKEN,
+        clock,
+        publicBaseUrl: config.PUBLIC_BASE_URL,
+      }),
     onStop: () => views?.stop(),
   });
 }

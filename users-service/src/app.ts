@@ -4,6 +4,7 @@ import { createServiceApp, type HealthOptions, type ServiceAppOptions } from '@c
 import type { Logger } from '@community/logging';
 import type { UsageTracker } from './domain/keys/usage-tracker';
 import type { OAuthSettings } from './domain/oauth/oauth-server';
+import { avatarRoutes } from './routes/avatars.routes';
 import { internalRoutes } from './routes/internal.routes';
 import { keysRoutes } from './routes/keys.routes';
 import { oauthAppsRoutes } from './routes/oauth-apps.routes';
@@ -16,6 +17,8 @@ export interface AppDeps extends TxDeps {
   health: HealthOptions;
   usage: UsageTracker;
   oauth: OAuthSettings;
+  /** PUBLIC_BASE_URL, when configured (absolute URLs in answers, such as the default avatar's). */
+  publicBaseUrl?: string;
   /** The account pages under /account. */
   pages?: (router: Router) => void;
 }
@@ -30,6 +33,7 @@ export function protocolMounts(deps: AppDeps): NonNullable<ServiceAppOptions['mo
       body: 'none',
       routes: (router) => metadataEndpoint(router, deps),
     },
+    { path: '/avatars', body: 'none', routes: avatarRoutes },
   ];
 }
 

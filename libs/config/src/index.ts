@@ -62,6 +62,29 @@ export function urlVar(protocols: string[], fallback: string) {
   );
 }
 
+/**
+ * PUBLIC_BASE_URL: the origin clients reach the platform at (e.g. `https://api.example.com`), for
+ * absolute URLs in answers. Optional: unset, each answer uses the scheme and `Host` its request came
+ * in with (as the gateway forwards them). Trailing slashes are dropped.
+ */
+export function publicBaseUrlVar() {
+  return z.preprocess(
+    emptyAsUndefined,
+    z
+      .url({
+        protocol: /^https?$/,
+        message: 'must be an absolute http(s) URL such as https://api.example.com',
+      })
+      .refine((value) => {
+        if (!URL.canParse(value)) return true; // already refused above: one line per variable
+        const url = new URL(value);
+        return url.search === '' && url.hash === '' && url.username === '' && url.password === '';
+      }, 'must be an origin and optional path, without query, fragment or credentials')
+      .transform((value) => value.replace(/\/+$/, ''))
+      .optional(),
+  );
+}
+
 export function portVar(fallback: number) {
   return z.preprocess(
     emptyAsUndefined,

@@ -28,8 +28,13 @@ export async function listPosts(
 }
 
 /** Every detail read counts as one view, and the answer already includes it. */
-export async function readPost(deps: Deps, views: ViewCounter, id: number): Promise<PostDetail> {
+export async function readPost(
+  deps: Deps,
+  views: ViewCounter,
+  id: number,
+  base: string,
+): Promise<PostDetail> {
   const row = await findLivePost(deps.sql, id);
   if (!row) throw new NotFoundError('post');
-  return toDetail({ ...row, views: row.views + views.record(id) });
+  return toDetail({ ...row, views: row.views + views.record(id) }, base);
 }
