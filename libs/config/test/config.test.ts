@@ -78,6 +78,8 @@ describe('publicBaseUrlVar (PUBLIC_BASE_URL)', () => {
     'https://api.example.com/#top',
     'https://user:secret@api.example.com',
   ])('refuses %p with one line naming the variable', (value) => {
-    expect(() => parseConfig(withBase, { PUBLIC_BASE_URL: value })).toThrow(/^PUBLIC_BASE_URL: must be [^\n]+$/);
+    expect(() => parseConfig(withBase, { PUBLIC_BASE_URL: value })).toThrow(
+      /^PUBLIC_BASE_URL: must be [^\n]+$/,
+    );
   });
 });

@@ -90,8 +90,9 @@ it('sends a new delivery as soon as its event is stored, without waiting for the
     await h.call(owner, 'POST', '/webhooks', { body: { url: r.url, events: ['post.created'] } });
     const started = Date.now();
     await h.publish('post.created', DATA);
-    await waitFor(() => r.received.length === 1, { what: 'the delivery', timeoutMs: 2_000 });
-    expect(Date.now() - started).toBeLessThan(1_000);
+    await waitFor(() => r.received.length === 1, { what: 'the delivery', timeoutMs: 20_000 });
+    // The next poll is 60 s away: anything well under that was woken by the fan-out.
+    expect(Date.now() - started).toBeLessThan(20_000);
   } finally {
     await r.close();
     await h.stop();
