@@ -144,7 +144,14 @@ it('webhooks: manage an endpoint; every public event arrives signed as the docum
       ]),
     );
 
-    const log = await gw(stack, 'GET', `/api/v1/webhooks/${id}/deliveries?status=succeeded`, { key });
+    // The receiver has its answer before webhook-service records the attempt: wait for the record.
+    const log = await waitFor(
+      async () => {
+        const answer = await gw(stack, 'GET', `/api/v1/webhooks/${id}/deliveries?status=succeeded`, { key });
+        return answer.body.pagination.total_items >= PUBLIC_EVENTS.length && answer;
+      },
+      { what: 'every delivery recorded as succeeded', timeoutMs: 15_000 },
+    );
     expect(log.body.pagination.total_items).toBe(PUBLIC_EVENTS.length);
     const delivery = log.body.data[0].id;
     const again = await gw(stack, 'POST', `/api/v1/webhooks/${id}/deliveries/${delivery}/redeliver`, { key });
