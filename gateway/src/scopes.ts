@@ -19,7 +19,14 @@ export function requiredScope(method: string, path: string): Scope {
  * Requests that need no API key: registration, the OAuth protocol endpoints (clients authenticate to
  * users-service themselves), and the key and OAuth app APIs with an account session (DESIGN.md §5).
  */
+/**
+ * Default avatars (users-service's /avatars/{id}.svg): one public picture, cached a day, loaded by
+ * every page that lists users. Like /docs they pass before keys and limits, and carry no credential.
+ */
+export const AVATARS_PREFIX = '/avatars';
+
 export function isPublic(method: string, path: string, hasSessionCookie: boolean): boolean {
+  if (matchesPrefix(path, AVATARS_PREFIX)) return true;
   if (method === 'POST' && path === '/api/v1/auth/register') return true;
   if (matchesPrefix(path, '/account')) return true;
   if (method === 'GET' && path === '/api/v1/openapi.json') return true;

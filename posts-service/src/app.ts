@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { createServiceApp, type HealthOptions } from '@community/http-kit';
 import type { Logger } from '@community/logging';
-import type { Deps } from './domain/deps';
+import type { Clock, Deps } from './domain/deps';
 import type { ViewCounter } from './domain/posts/view-counter';
 import { categoriesRoutes } from './routes/categories.routes';
 import { commentsRoutes } from './routes/comments.routes';
@@ -12,7 +12,8 @@ export interface AppDeps extends Deps {
   logger: Logger;
   internalToken: string;
   health: HealthOptions;
-  /** PUBLIC_BASE_URL, for the pagination links. */
+  clock: Clock;
+  /** PUBLIC_BASE_URL, when configured (absolute URLs in answers: pagination links, default avatars). */
   publicBaseUrl?: string;
 }
 

@@ -4,6 +4,7 @@ import { createServiceApp, type HealthOptions, type ServiceAppOptions } from '@c
 import type { Logger } from '@community/logging';
 import type { UsageTracker } from './domain/keys/usage-tracker';
 import type { OAuthSettings } from './domain/oauth/oauth-server';
+import { avatarRoutes } from './routes/avatars.routes';
 import { internalRoutes } from './routes/internal.routes';
 import { keysRoutes } from './routes/keys.routes';
 import { oauthAppsRoutes } from './routes/oauth-apps.routes';
@@ -14,10 +15,10 @@ export interface AppDeps extends TxDeps {
   logger: Logger;
   internalToken: string;
   health: HealthOptions;
-  /** PUBLIC_BASE_URL, for the pagination links. */
-  publicBaseUrl?: string;
   usage: UsageTracker;
   oauth: OAuthSettings;
+  /** PUBLIC_BASE_URL, when configured (absolute URLs in answers: pagination links, default avatars). */
+  publicBaseUrl?: string;
   /** The account pages under /account. */
   pages?: (router: Router) => void;
 }
@@ -32,6 +33,7 @@ export function protocolMounts(deps: AppDeps): NonNullable<ServiceAppOptions['mo
       body: 'none',
       routes: (router) => metadataEndpoint(router, deps),
     },
+    { path: '/avatars', body: 'none', routes: avatarRoutes },
   ];
 }
 

@@ -1,8 +1,9 @@
-import type { Router } from 'express';
+import type { Request, Router } from 'express';
 import { createCommentBody, listCommentsQuery, updateCommentBody } from '@community/contracts';
 import {
   parseId,
   parseWith,
+  publicBase,
   requireActor,
   resource,
   sendCreated,
@@ -14,12 +15,13 @@ import { createComment } from '../domain/comments/create-comment';
 import { listComments, readComment } from '../domain/comments/read-comments';
 import type { Deps } from '../domain/deps';
 
-export function commentsRoutes(router: Router, deps: Deps): void {
+export function commentsRoutes(router: Router, deps: Deps & { publicBaseUrl?: string }): void {
+  const base = (req: Request) => publicBase(req, deps.publicBaseUrl);
   resource(router, '/posts/:id/comments', {
     get: async (req, res) => {
       const postId = parseId(req.params.id, 'post');
       const query = parseWith(listCommentsQuery, req.query);
-      sendPage(req, res, await listComments(deps, postId, query), query);
+      sendPage(req, res, await listComments(deps, postId, query, base(req)), query);
     },
     post: async (req, res) => {
       const postId = parseId(req.params.id, 'post');
@@ -28,18 +30,26 @@ export function commentsRoutes(router: Router, deps: Deps): void {
         requireActor(res.locals),
         postId,
         parseWith(createCommentBody, req.body),
+        base(req),
       );
       sendCreated(res, comment, `/api/v1/comments/${comment.id}`);
     },
   });
 
   resource(router, '/comments/:id', {
-    get: async (req, res) => sendData(res, await readComment(deps, parseId(req.params.id, 'comment'))),
+    get: async (req, res) =>
+      sendData(res, await readComment(deps, parseId(req.params.id, 'comment'), base(req))),
     put: async (req, res) => {
       const id = parseId(req.params.id, 'comment');
       sendData(
         res,
-        await updateComment(deps, requireActor(res.locals), id, parseWith(updateCommentBody, req.body)),
+        await updateComment(
+          deps,
+          requireActor(res.locals),
+          id,
+          parseWith(updateCommentBody, req.body),
+          base(req),
+        ),
       );
     },
     delete: async (req, res) =>

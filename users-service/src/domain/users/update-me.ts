@@ -1,16 +1,10 @@
-import {
-  DEFAULT_AVATAR,
-  NotFoundError,
-  ValidationError,
-  type Me,
-  type UpdateMeBody,
-} from '@community/contracts';
+import { NotFoundError, ValidationError, type Me, type UpdateMeBody } from '@community/contracts';
 import { enqueueEvent, transaction, type TxDeps } from '@community/events';
 import { findUser, updateProfile } from '../../db/users.repository';
 import { toMe } from './representations';
 
 /** Changes the caller's profile and tells the replicas (`user.updated`) when something really changed. */
-export async function updateMe(deps: TxDeps, userId: number, body: UpdateMeBody): Promise<Me> {
+export async function updateMe(deps: TxDeps, userId: number, body: UpdateMeBody, base: string): Promise<Me> {
   if (body.display_name === undefined && body.bio === undefined && body.avatar === undefined) {
     throw ValidationError.single('body', 'required', 'body must contain at least one field to change');
   }
@@ -25,9 +19,9 @@ export async function updateMe(deps: TxDeps, userId: number, body: UpdateMeBody)
         id: after.id,
         username: after.username,
         display_name: after.displayName,
-        avatar: after.avatar ?? DEFAULT_AVATAR,
+        avatar: after.avatar,
       });
     }
-    return toMe(after);
+    return toMe(after, base);
   });
 }
