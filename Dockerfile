@@ -35,11 +35,10 @@ COPY gateway/package.json gateway/
 COPY e2e/package.json e2e/
 
 FROM manifests AS build
-# `npm install`, not `npm ci`: see .ci/run (the lock file cannot list every platform's optional
-# binaries). It installs the locked versions. No install script is needed to compile.
+# Exactly the lock file. No install script is needed to compile.
 RUN --mount=type=secret,id=ca-certificates,target=/run/secrets/ca-certificates \
   if [ -s /run/secrets/ca-certificates ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca-certificates; fi \
-  && npm install --ignore-scripts --no-audit --no-fund
+  && npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.build.json ./
 COPY scripts/copy-assets.js scripts/
 COPY libs libs
@@ -61,7 +60,7 @@ ARG SERVICE
 # Production dependencies of SERVICE and the libraries it links, nothing else (no test harness).
 RUN --mount=type=secret,id=ca-certificates,target=/run/secrets/ca-certificates \
   if [ -s /run/secrets/ca-certificates ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca-certificates; fi \
-  && npm install --omit=dev --ignore-scripts --no-audit --no-fund --workspace "${SERVICE}"
+  && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --workspace "${SERVICE}"
 
 FROM debian:${DEBIAN_RELEASE}-slim AS runtime
 ARG SERVICE

@@ -20,7 +20,7 @@ import { hasBody, readBody } from './http/read-body';
 import { sendJson } from './http/respond';
 import { matchesPrefix, routeFor, type UpstreamName } from './proxy/route-table';
 import type { Upstream } from './proxy/upstream';
-import { carriesClientCredentials, isPublic, requiredScope } from './scopes';
+import { AVATARS_PREFIX, carriesClientCredentials, isPublic, requiredScope } from './scopes';
 
 export interface GatewayDeps extends Budgets {
   internalToken: string;
@@ -68,6 +68,15 @@ export function gateway(deps: GatewayDeps): Pipeline {
   return async (req, res, exchange) => {
     for (const name of Object.keys(req.headers)) if (clientMayNotSet.test(name)) delete req.headers[name];
     const { path, clientIp } = exchange;
+    if (matchesPrefix(path, AVATARS_PREFIX)) {
+      exchange.route = AVATARS_PREFIX;
+      delete req.headers.authorization;
+      delete req.headers.cookie;
+      // Read like any body, so a slow client sending one here is never the service's failure either.
+      const avatarBody = hasBody(req) ? await readBody(req, res, deps.bodyTimeoutMs) : undefined;
+      await forward(deps, req, res, 'users', null, exchange, avatarBody);
+      return;
+    }
     const page = matchesPrefix(path, '/account');
     const credentials = carriesClientCredentials(path);
     // Only the OAuth endpoints need the body before the limiter: it may name the client.

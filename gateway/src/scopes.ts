@@ -54,12 +54,19 @@ export function requiredScope(method: string, path: string): Scope {
 }
 
 /**
+ * Default avatars (users-service's /avatars/{id}.svg): one public picture, cached a day, loaded by
+ * every page that lists users. Like /docs they pass before keys and limits, and carry no credential.
+ */
+export const AVATARS_PREFIX = '/avatars';
+
+/**
  * Requests that need no API key: the operations declared key-less (registration, the document, the
  * OAuth endpoints — whose other methods users-service answers itself, in RFC 6749 form for the
- * protocol), the account pages, and the operations that also take the account session, when it is
- * sent (DESIGN.md §5).
+ * protocol), the default avatars, the account pages, and the operations that also take the account
+ * session, when it is sent (DESIGN.md §5).
  */
 export function isPublic(method: string, path: string, hasSessionCookie: boolean): boolean {
+  if (matchesPrefix(path, AVATARS_PREFIX)) return true;
   if (matchesPrefix(path, '/account')) return true;
   const keyless = declaredAt(path).filter((op) => op.scope === null);
   if (keyless.some((op) => op.method === tableMethod(method) || op.tag === 'OAuth')) return true;

@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import { createServiceApp, type HealthOptions } from '@community/http-kit';
 import type { Logger } from '@community/logging';
 import type { TxDeps } from '@community/events';
+import type { Clock } from './domain/clock';
 import type { ViewCounter } from './domain/posts/view-counter';
 import { postsServiceRoutes } from './routes';
 
@@ -10,7 +11,8 @@ export interface AppDeps extends TxDeps {
   logger: Logger;
   internalToken: string;
   health: HealthOptions;
-  /** PUBLIC_BASE_URL, for the pagination links. */
+  clock: Clock;
+  /** PUBLIC_BASE_URL, when configured (absolute URLs in answers: pagination links, default avatars). */
   publicBaseUrl?: string;
 }
 

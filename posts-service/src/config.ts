@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { dataServiceEnv, loadConfig, parseConfig, portVar } from '@community/config';
+import { dataServiceEnv, loadConfig, parseConfig, portVar, publicBaseUrlVar } from '@community/config';
 
 export const postsConfigSchema = z.object({
   ...dataServiceEnv,
   POSTS_SERVICE_PORT: portVar(3001),
+  PUBLIC_BASE_URL: publicBaseUrlVar(),
 });
 
 export type PostsConfig = z.output<typeof postsConfigSchema>;

@@ -3,6 +3,7 @@ import { createLogger, type Logger } from '@community/logging';
 import { startDataService, type RunningDataService } from '@community/service-runtime';
 import { buildApp } from './app';
 import type { PostsConfig } from './config';
+import { systemClock, type Clock } from './domain/clock';
 import { ViewCounter } from './domain/posts/view-counter';
 import { handlers } from './events/consumers';
 
@@ -17,6 +18,7 @@ export type PostsService = RunningDataService;
 export function start(
   config: PostsConfig,
   logger: Logger = createLogger({ service: SERVICE, level: config.LOG_LEVEL }),
+  clock: Clock = systemClock,
 ): Promise<PostsService> {
   let views: ViewCounter | undefined;
   return startDataService({
@@ -31,7 +33,15 @@ export function start(
       views = new ViewCounter(runtime.sql, logger);
       views.start();
     },
-    app: (runtime) => buildApp({ ...runtime, views: views!, logger, internalToken: config.INTERNAL_TOKEN }),
+    app: (runtime) =>
+      buildApp({
+        ...runtime,
+        views: views!,
+        logger,
+        internalToken: config.INTERNAL_TOKEN,
+        clock,
+        publicBaseUrl: config.PUBLIC_BASE_URL,
+      }),
     onStop: () => views?.stop(),
   });
 }

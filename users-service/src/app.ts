@@ -11,10 +11,10 @@ export interface AppDeps extends TxDeps {
   logger: Logger;
   internalToken: string;
   health: HealthOptions;
-  /** PUBLIC_BASE_URL, for the pagination links. */
-  publicBaseUrl?: string;
   usage: UsageTracker;
   oauth: OAuthSettings;
+  /** PUBLIC_BASE_URL, when configured (absolute URLs in answers: pagination links, default avatars). */
+  publicBaseUrl?: string;
   /** The account pages under /account. */
   pages?: (router: Router) => void;
 }

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { dataServiceEnv, intVar, loadConfig, parseConfig, portVar } from '@community/config';
+import {
+  dataServiceEnv,
+  intVar,
+  loadConfig,
+  parseConfig,
+  portVar,
+  publicBaseUrlVar,
+} from '@community/config';
 import { email, password, username } from '@community/contracts';
 
 const optional = <T extends z.ZodType>(schema: T) =>
@@ -9,6 +16,7 @@ export const usersConfigSchema = z
   .object({
     ...dataServiceEnv,
     USERS_SERVICE_PORT: portVar(3002),
+    PUBLIC_BASE_URL: publicBaseUrlVar(),
     ADMIN_USERNAME: optional(username),
     ADMIN_PASSWORD: optional(password),
     ADMIN_EMAIL: optional(email),

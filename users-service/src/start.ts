@@ -57,12 +57,14 @@ export function start(
         usage: usage!,
         oauth: oauthSettings(config),
         internalToken: config.INTERNAL_TOKEN,
+        publicBaseUrl: config.PUBLIC_BASE_URL,
         pages: (router) =>
           accountPages(router, {
             sql: runtime.sql,
             afterCommit: runtime.afterCommit,
             logger,
             oauth: oauthSettings(config),
+            publicBaseUrl: config.PUBLIC_BASE_URL,
           }),
       }),
     async onStop() {

@@ -48,7 +48,11 @@ describe('a service process killed mid-traffic', () => {
       },
       as,
     );
-    await sleep(1_500);
+    // Kill only once something has been written: a fixed head start wrote nothing on a loaded machine.
+    await waitFor(() => traffic.outcomes.some((o) => o.op === 'create' && o.status === 201), {
+      timeoutMs: 20_000,
+      what: 'a post written before the kill',
+    });
     await owned.services.posts.kill();
     const killedAt = Date.now();
     await sleep(2_000);

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { waitFor } from '@community/test-harness';
+import { launchChromium, waitFor } from '@community/test-harness';
 import { gw, startStack, type Stack } from '../support/stack';
-import { artifactPath, launchChromium } from './chromium';
+import { artifactPath } from './artifacts';
 
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 375, height: 812 };

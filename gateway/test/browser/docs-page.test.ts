@@ -1,7 +1,8 @@
 import type { Browser, ConsoleMessage, Page, Request } from 'playwright-core';
 import { OPERATIONS } from '@community/openapi';
 import { startStack, type Stack } from '../support/stack';
-import { artifactPath, launchChromium } from './chromium';
+import { launchChromium } from '@community/test-harness';
+import { artifactPath } from './artifacts';
 
 let stack: Stack;
 let browser: Browser;

@@ -1,10 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-import { waitFor } from '@community/test-harness';
+import { launchChromium, waitFor } from '@community/test-harness';
 import { oauthContext, PASSWORD, type OAuthContext } from '../support/oauth';
 import { gw, memberWithKey, startStack, type Stack } from '../support/stack';
-import { artifactPath, launchChromium } from './chromium';
+import { artifactPath } from './artifacts';
 
 let stack: Stack;
 let browser: Browser;

@@ -35,6 +35,24 @@ it('registration: no key, strict body, unique names', async () => {
   expect(short.body.details.field).toBe('password');
 });
 
+it('avatars: register → GET /users/{id} gives an http(s) avatar URL, which answers an SVG with no key', async () => {
+  const body = { username: 'avatar_user', email: 'avatar@example.test', password: 'a long password' };
+  const { id } = (await gw(stack, 'POST', '/api/v1/auth/register', { body })).body.data;
+  const profile = await gw(stack, 'GET', `/api/v1/users/${id}`, { key: member.key });
+  const avatar = new URL(profile.body.data.avatar as string);
+  expect(avatar.protocol).toMatch(/^https?:$/);
+  // Unset, the public base is the host the request came in on: this gateway.
+  expect(avatar.href).toBe(`${stack.gateway}/avatars/${id}.svg`);
+
+  const picture = await gw(stack, 'GET', avatar.pathname); // no key
+  expect(picture.status).toBe(200);
+  expect(picture.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+  expect(picture.headers.get('cache-control')).toBe('public, max-age=86400');
+  expect(picture.headers.get('x-content-type-options')).toBe('nosniff');
+  expect(picture.text).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  expect((await gw(stack, 'GET', '/avatars/not-a-user.svg')).body.error).toBe('not_found');
+});
+
 it('users: profiles, your own account, and admin changes of plan and role', async () => {
   const { key, id } = member;
   expect((await gw(stack, 'GET', '/api/v1/users?sort=reputation&limit=2', { key })).status).toBe(200);
@@ -126,7 +144,14 @@ it('webhooks: manage an endpoint; every public event arrives signed as the docum
       ]),
     );
 
-    const log = await gw(stack, 'GET', `/api/v1/webhooks/${id}/deliveries?status=succeeded`, { key });
+    // The receiver has its answer before webhook-service records the attempt: wait for the record.
+    const log = await waitFor(
+      async () => {
+        const answer = await gw(stack, 'GET', `/api/v1/webhooks/${id}/deliveries?status=succeeded`, { key });
+        return answer.body.pagination.total_items >= PUBLIC_EVENTS.length && answer;
+      },
+      { what: 'every delivery recorded as succeeded', timeoutMs: 15_000 },
+    );
     expect(log.body.pagination.total_items).toBe(PUBLIC_EVENTS.length);
     const delivery = log.body.data[0].id;
     const again = await gw(stack, 'POST', `/api/v1/webhooks/${id}/deliveries/${delivery}/redeliver`, { key });

@@ -64,11 +64,12 @@ describe('authentication', () => {
 
   it('refuses an expired key', async () => {
     const { id } = await memberWithKey(stack);
-    const short = await mintKey(stack, id, ['read'], {
-      expires_at: new Date(Date.now() + 1500).toISOString(),
-    });
+    // Timestamps are whole seconds: expire on a second boundary, far enough ahead that minting and
+    // the first call fit before it even on a busy machine, then wait until just past it.
+    const expiresAt = Math.ceil(Date.now() / 1000) * 1000 + 5_000;
+    const short = await mintKey(stack, id, ['read'], { expires_at: new Date(expiresAt).toISOString() });
     expect((await gw(stack, 'GET', '/api/v1/posts', { key: short.key })).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 1700));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 300));
     expect((await gw(stack, 'GET', '/api/v1/posts', { key: short.key })).status).toBe(401);
   });
 

@@ -104,7 +104,8 @@ describe('an upstream down', () => {
         expect(res.headers.get('retry-after')).toBe('5');
         expect(res.headers.get('x-ratelimit-limit')).toBe('100');
       }
-      expect(Math.max(...timings)).toBeLessThan(1_000);
+      // Fast means not waiting for UPSTREAM_TIMEOUT_MS (10 s); the margin is for a busy machine.
+      expect(Math.max(...timings)).toBeLessThan(3_000);
       const metrics = await (await fetch(`${stack.gateway}/metrics`)).text();
       expect(metrics).toMatch(/gateway_breaker_state\{[^}]*upstream="posts"[^}]*\} 2/);
       // users-service is unaffected

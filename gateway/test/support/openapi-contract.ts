@@ -133,8 +133,11 @@ export class ResponseValidator {
 
   private bodyProblems(response: Json, observed: ObservedResponse): string[] {
     const media = response.content?.['application/json'];
-    if (!media) return observed.body === undefined ? [] : ['the document declares no body'];
     const type = observed.headers.get('content-type') ?? '';
+    // Another media type (an image): the answer must say it is that type.
+    const [other] = Object.keys(response.content ?? {}).filter((name) => name !== 'application/json');
+    if (!media && other) return type.startsWith(other) ? [] : [`content-type is "${type}", not ${other}`];
+    if (!media) return observed.body === undefined ? [] : ['the document declares no body'];
     if (!/^application\/json\b/.test(type)) return [`content-type is "${type}", not application/json`];
     return this.errors(media.schema, observed.body, 'body');
   }

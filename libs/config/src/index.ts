@@ -62,31 +62,28 @@ export function urlVar(protocols: string[], fallback: string) {
   );
 }
 
-/** An optional absolute URL whose protocol is one of `protocols`: unset or empty is `undefined`. */
-export function optionalUrlVar(protocols: string[]) {
+/**
+ * PUBLIC_BASE_URL: the origin clients reach the platform at (e.g. `https://api.example.com`), for
+ * absolute URLs in answers. Optional: unset, each answer uses the scheme and `Host` its request came
+ * in with (as the gateway forwards them). Trailing slashes are dropped.
+ */
+export function publicBaseUrlVar() {
   return z.preprocess(
     emptyAsUndefined,
     z
-      .string()
-      .refine(
-        (value) => {
-          try {
-            return protocols.includes(new URL(value).protocol.replace(/:$/, ''));
-          } catch {
-            return false;
-          }
-        },
-        `must be an absolute ${protocols.join(' or ')} URL`,
-      )
+      .url({
+        protocol: /^https?$/,
+        message: 'must be an absolute http(s) URL such as https://api.example.com',
+      })
+      .refine((value) => {
+        if (!URL.canParse(value)) return true; // already refused above: one line per variable
+        const url = new URL(value);
+        return url.search === '' && url.hash === '' && url.username === '' && url.password === '';
+      }, 'must be an origin and optional path, without query, fragment or credentials')
+      .transform((value) => value.replace(/\/+$/, ''))
       .optional(),
   );
 }
-
-/**
- * PUBLIC_BASE_URL: where clients reach the platform (`https://api.example.com`), for the absolute
- * URLs a service writes (pagination links, …). Unset: the request's own host.
- */
-export const publicBaseUrlVar = () => optionalUrlVar(['http', 'https']);
 
 export function portVar(fallback: number) {
   return z.preprocess(

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { ConfigError, dataServiceEnv, parseConfig, portVar, boolVar } from '@community/config';
+import {
+  ConfigError,
+  dataServiceEnv,
+  parseConfig,
+  portVar,
+  boolVar,
+  publicBaseUrlVar,
+} from '@community/config';
 
 const schema = z.object({ ...dataServiceEnv, POSTS_SERVICE_PORT: portVar(3001), FLAG: boolVar(false) });
 const token = 'x'.repeat(32);
@@ -48,5 +55,34 @@ describe('parseConfig', () => {
     expect(lines.join('\n')).toMatch(/^POSTS_SERVICE_PORT: /m);
     expect(lines.join('\n')).toMatch(/^LOG_LEVEL: must be one of/m);
     expect(lines.join('\n')).toMatch(/^INTERNAL_TOKEN: is required/m);
+  });
+});
+
+describe('publicBaseUrlVar (PUBLIC_BASE_URL)', () => {
+  const withBase = z.object({ PUBLIC_BASE_URL: publicBaseUrlVar() });
+
+  it('is optional: unset or empty, answers build URLs on the request host', () => {
+    expect(parseConfig(withBase, {}).PUBLIC_BASE_URL).toBeUndefined();
+    expect(parseConfig(withBase, { PUBLIC_BASE_URL: '' }).PUBLIC_BASE_URL).toBeUndefined();
+  });
+
+  it('takes an absolute http(s) URL, with a path prefix, without its trailing slashes', () => {
+    const read = (value: string) => parseConfig(withBase, { PUBLIC_BASE_URL: value }).PUBLIC_BASE_URL;
+    expect(read('https://api.example.com/')).toBe('https://api.example.com');
+    expect(read('http://localhost:8080')).toBe('http://localhost:8080');
+    expect(read('https://example.com/community//')).toBe('https://example.com/community');
+  });
+
+  it.each([
+    'api.example.com',
+    'ftp://api.example.com',
+    'data:image/svg+xml,<svg/>',
+    'https://api.example.com/?x=1',
+    'https://api.example.com/#top',
+    'https://user:secret@api.example.com',
+  ])('refuses %p with one line naming the variable', (value) => {
+    expect(() => parseConfig(withBase, { PUBLIC_BASE_URL: value })).toThrow(
+      /^PUBLIC_BASE_URL: must be [^\n]+$/,
+    );
   });
 });

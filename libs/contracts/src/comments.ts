@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { enumQuery, idField, paginationQuery, text, timestamp } from './common';
+import { enumQuery, httpUrlOut, idField, paginationQuery, text, timestamp } from './common';
 
 export const commentContent = text({ min: 1, max: 10_000 });
 
@@ -25,7 +25,7 @@ export const commentSchema = z.strictObject({
   post_id: z.int(),
   parent_id: z.int().nullable(),
   content: z.string(),
-  author: z.strictObject({ id: z.int(), username: z.string(), display_name: z.string(), avatar: z.string() }),
+  author: z.strictObject({ id: z.int(), username: z.string(), display_name: z.string(), avatar: httpUrlOut }),
   likes: z.int().min(0),
   created_at: timestamp,
   updated_at: timestamp,

@@ -155,11 +155,17 @@ export const rateLimitErrorEnvelope = errorEnvelope.extend({
 export const deletedSchema = z.strictObject({ id: z.int().min(1), deleted: z.literal(true) });
 
 /**
- * The avatar of a user who has not set one: a self-contained image URL (RFC 2397), so it renders
- * anywhere without a request to us and never points at a host we do not control.
+ * The avatar of a user who has not set one: an SVG users-service serves itself at
+ * `<public base>/avatars/<user id>.svg` (no key; cached for a day). `base` is PUBLIC_BASE_URL or the
+ * scheme and host of the request (http-kit's publicBase).
  */
-export const DEFAULT_AVATAR =
-  'data:image/svg+xml,%3Csvg xmlns=%22http://www.w3.org/2000/svg%22 viewBox=%220 0 64 64%22%3E%3Crect width=%2264%22 height=%2264%22 fill=%22%23cbd5e1%22/%3E%3Ccircle cx=%2232%22 cy=%2225%22 r=%2212%22 fill=%22%23f8fafc%22/%3E%3Cpath d=%22M12 58c2-12 11-18 20-18s18 6 20 18z%22 fill=%22%23f8fafc%22/%3E%3C/svg%3E';
+export const defaultAvatarUrl = (base: string, userId: number): string => `${base}/avatars/${userId}.svg`;
+
+/** An absolute http(s) URL in an answer: `format: uri` plus a pattern, so a `data:` URI fails validation. */
+export const httpUrlOut = z
+  .string()
+  .regex(/^https?:\/\/[^/?#\s]+/)
+  .meta({ format: 'uri', description: 'An absolute http(s) URL.' });
 
 /** An absolute http(s) URL with a host, at most 2000 characters. */
 export const httpUrl = z

@@ -20,7 +20,13 @@ export const eventData = {
   'comment.created': z.strictObject({ id, post_id: id, author_id: id, parent_id: id.nullable() }),
   'user.registered': z.strictObject({ id, username: z.string(), display_name: z.string() }),
   // Internal events: consumed by other services, never delivered to webhooks.
-  'user.updated': z.strictObject({ id, username: z.string(), display_name: z.string(), avatar: z.string() }),
+  // avatar: the URL the user set, null for the default one (each service builds its URL per request).
+  'user.updated': z.strictObject({
+    id,
+    username: z.string(),
+    display_name: z.string(),
+    avatar: z.string().nullable(),
+  }),
   'post.liked': z.strictObject({ post_id: id, user_id: id, author_id: id }),
   'post.unliked': z.strictObject({ post_id: id, user_id: id, author_id: id }),
   'comment.deleted': z.strictObject({ id, post_id: id, author_id: id }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { enumQuery, idField, intQuery, MAX_ID, paginationQuery, text, timestamp } from './common';
+import { enumQuery, httpUrlOut, idField, intQuery, MAX_ID, paginationQuery, text, timestamp } from './common';
 
 export const POST_SORTS = ['latest', 'popular', 'trending'] as const;
 export type PostSort = (typeof POST_SORTS)[number];
@@ -91,7 +91,7 @@ export const postListItem = z.strictObject({
 export type PostListItem = z.infer<typeof postListItem>;
 
 export const postDetail = postListItem.extend({
-  author: authorSummary.extend({ avatar: z.string() }),
+  author: authorSummary.extend({ avatar: httpUrlOut }),
   category: z.strictObject({ id: z.int(), name: z.string(), slug: z.string() }),
   tags: z.array(z.string()),
   is_pinned: z.boolean(),

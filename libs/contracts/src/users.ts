@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ROLES, SCOPES } from './access';
-import { dateTimeInput, enumQuery, paginationQuery, text, timestamp, httpUrl } from './common';
+import { dateTimeInput, enumQuery, paginationQuery, text, timestamp, httpUrl, httpUrlOut } from './common';
 
 export const PLANS = ['free', 'beta', 'pro', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -67,7 +67,7 @@ export const userSchema = z.strictObject({
   id: z.int(),
   username: z.string(),
   display_name: z.string(),
-  avatar: z.string(),
+  avatar: httpUrlOut,
   bio: z.string(),
   reputation: z.int().min(0),
   badges: z.array(badgeSchema),

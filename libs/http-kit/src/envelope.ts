@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Pagination } from '@community/contracts';
+import { publicBase } from './public-base';
 
 export function sendData(res: Response, data: unknown, status = 200): void {
   res.status(status).json({ success: true, data });
@@ -39,17 +40,6 @@ export function sendPage<T>(
   res.status(200).json({ success: true, data: items, pagination });
 }
 
-/** A Host header fit to build a URL on: a host name or IP literal with an optional port. */
-const SANE_HOST = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
-
-/** Where the links point: PUBLIC_BASE_URL when the service has one, else the request's own host. */
-function linkOrigin(req: Request): string {
-  const configured = (req.app.locals as { publicBaseUrl?: string }).publicBaseUrl;
-  if (configured) return configured.replace(/\/+$/, '');
-  const host = req.get('host');
-  return `${req.protocol === 'https' ? 'https' : 'http'}://${host && SANE_HOST.test(host) ? host : 'localhost'}`;
-}
-
 export function linkHeader(
   req: Request,
   { current_page, total_pages, per_page }: Pagination,
@@ -60,7 +50,7 @@ export function linkHeader(
     const sent = Object.hasOwn(req.query, name);
     if (sent && name !== 'page' && name !== 'limit' && isScalar(value)) query.set(name, String(value));
   }
-  const base = `${linkOrigin(req)}${req.baseUrl}${req.path}`;
+  const base = `${publicBase(req)}${req.baseUrl}${req.path}`;
   const at = (page: number, rel: string) => {
     query.set('page', String(page));
     query.set('limit', String(per_page));

@@ -20,3 +20,4 @@ export { errorHandler, errorReply, notFound, type ErrorReply, type ErrorContext 
 export { jsonBody, BODY_LIMIT } from './body';
 export { requestId, requestIdField, takeRequestId } from './request-id';
 export { accessLog, logAccess, type AccessEntry } from './access-log';
+export { publicBase } from './public-base';

@@ -295,7 +295,8 @@ describe('createServiceApp', () => {
     expect(res.status).toBe(200);
     const started = Date.now();
     await closing;
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // At once, not after the 5 s grace (the margin is for a busy machine).
+    expect(Date.now() - started).toBeLessThan(4_000);
     await expect(fetch(second.url + url)).rejects.toThrow();
   });
 });

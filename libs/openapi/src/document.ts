@@ -54,6 +54,7 @@ const SINGULAR: Record<string, string> = {
   comments: 'comment',
   categories: 'category',
   users: 'user',
+  avatars: 'user',
   keys: 'API key',
   webhooks: 'webhook endpoint',
   deliveries: 'delivery',
@@ -108,11 +109,13 @@ function parameters(op: OperationSpec): Json[] {
 
 function successResponse(op: OperationSpec): Json {
   const { status, kind, schema, description, noStore } = op.response;
-  const headers: Json = commonHeaders();
+  const headers: Json = commonHeaders(!op.unlimited);
   if (kind === 'page') headers.Link = ref('headers', 'Link');
   if (status === 201) headers.Location = ref('headers', 'Location');
   if (noStore) headers['Cache-Control'] = ref('headers', 'Cache-Control');
   Object.assign(headers, op.response.headers);
+  if (kind === 'svg')
+    return { description, headers, content: { 'image/svg+xml': { schema: { type: 'string' } } } };
   const item = schema ? RESOURCE_EXAMPLES[schema] : undefined;
   const example =
     kind === 'page'
@@ -151,7 +154,10 @@ function operation(op: OperationSpec): Json {
   const responses: Json = { [op.response.status]: successResponse(op) };
   for (const status of errorStatuses(op)) {
     const oauth = op.protocol === 'oauth' ? OAUTH_ERROR_RESPONSES[status] : undefined;
-    responses[status] = ref('responses', (oauth ?? ERROR_RESPONSES[status]!).name);
+    // An unlimited operation's errors carry no limit headers: its own copy of the shared answer.
+    responses[status] = op.unlimited
+      ? errorResponseComponent(status, false)
+      : ref('responses', (oauth ?? ERROR_RESPONSES[status]!).name);
   }
   result.responses = responses;
   return result;

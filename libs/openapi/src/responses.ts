@@ -135,12 +135,13 @@ export function errorSchemaName(status: number): string {
   return name.endsWith('Error') ? name : `${name}Error`;
 }
 
-export function errorResponseComponent(status: number): Json {
+/** `limited: false` for an operation served before the limits (its answers carry no X-RateLimit-*). */
+export function errorResponseComponent(status: number, limited = true): Json {
   const spec = ERROR_RESPONSES[status]!;
   const codes = (Object.keys(ERROR_EXAMPLES) as (keyof typeof ERROR_EXAMPLES)[]).filter(
     (code) => ERROR_STATUS[code as ErrorCode] === status,
   );
-  const headers: Record<string, Json> = commonHeaders(status !== 503 && status !== 500);
+  const headers: Record<string, Json> = commonHeaders(limited && status !== 503 && status !== 500);
   for (const name of spec.headers ?? []) headers[name] = ref('headers', name);
   return {
     description: spec.description,

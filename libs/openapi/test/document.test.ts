@@ -33,7 +33,7 @@ describe('the generated document', () => {
   });
 
   it('gives every operation its scope, errors and the limit headers', () => {
-    for (const op of OPERATIONS) {
+    for (const op of OPERATIONS.filter((o) => !o.unlimited)) {
       const operation = document.paths[op.path]![op.method]!;
       const responses = operation.responses as Record<string, any>;
       expect(Object.keys(responses).map(Number)).toEqual([op.response.status, ...errorStatuses(op)]);
@@ -55,6 +55,28 @@ describe('the generated document', () => {
     }
   });
 
+  it('documents the default avatar as a keyless SVG at the origin root, outside the limits', () => {
+    const item = document.paths['/avatars/{id}.svg']!;
+    expect(item.servers).toEqual([expect.objectContaining({ url: '/' })]);
+    const operation = item.get as any;
+    expect(operation.security).toEqual([]);
+    expect(Object.keys(operation.responses)).toEqual(['200', '404', '500', '503']);
+    const ok = operation.responses['200'];
+    expect(Object.keys(ok.content)).toEqual(['image/svg+xml']);
+    expect(ok.headers['Cache-Control'].schema.const).toBe('public, max-age=86400');
+    expect(ok.headers['X-RateLimit-Limit'].required).toBe(false);
+    expect(operation.responses['404'].headers['X-RateLimit-Limit'].required).toBe(false);
+    // Every avatar in an answer is an absolute http(s) URL, documented as such.
+    for (const name of ['User', 'Me', 'Comment', 'PostDetail']) {
+      const schemas = (document.components as any).schemas;
+      const avatar = JSON.stringify(schemas[name]).match(/"avatar":(\{[^}]*\})/)?.[1];
+      expect(JSON.parse(avatar!)).toMatchObject({
+        format: 'uri',
+        pattern: expect.stringContaining('https?'),
+      });
+    }
+  });
+
   it('answers the OAuth token and revocation errors in RFC 6749 form, the gateway’s 429 in the envelope', () => {
     for (const path of ['/oauth/token', '/oauth/revoke']) {
       const operation = document.paths[path]!.post as any;
@@ -73,7 +95,9 @@ describe('the generated document', () => {
     const item = document.paths['/.well-known/oauth-authorization-server']!;
     expect(item.servers).toEqual([expect.objectContaining({ url: '/' })]);
     expect(item.get!.operationId).toBe('getAuthorizationServerMetadata');
-    const others = Object.entries(document.paths).filter(([path]) => !path.startsWith('/.well-known/'));
+    const others = Object.entries(document.paths).filter(
+      ([path]) => !path.startsWith('/.well-known/') && !path.startsWith('/avatars/'),
+    );
     for (const [, other] of others) expect(other.servers).toBeUndefined();
   });
 

@@ -31,8 +31,9 @@ export function apiClient(baseUrl: string, internalToken: string) {
     path: string,
     options: RequestOptions = {},
   ): Promise<ApiResponse<T>> {
-    // Paths outside the API (/internal/…, /account/…) are given whole.
-    const url = path.startsWith('/internal/') || path.startsWith('/account') ? path : `/api/v1${path}`;
+    // Paths outside the API (/internal/…, /account/…, /avatars/…) are given whole.
+    const whole = ['/internal/', '/account', '/avatars/'].some((prefix) => path.startsWith(prefix));
+    const url = whole ? path : `/api/v1${path}`;
     const headers: Record<string, string> = {
       ...(options.unsigned
         ? {}

@@ -12,3 +12,4 @@ export { freePort } from './free-port';
 export { probeQueue, type ProbeQueue } from './probe-queue';
 export { apiClient, actor, type ApiResponse, type RequestOptions } from './api-client';
 export { serviceSandbox, type ServiceSandbox } from './service-sandbox';
+export { findChromium, launchChromium, type FoundChromium } from './chromium';

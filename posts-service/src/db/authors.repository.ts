@@ -4,18 +4,19 @@ export interface AuthorProfile {
   id: number;
   username: string;
   displayName: string;
-  avatar: string | null;
+  /** The URL the user set; null: the default avatar; undefined: not known (keeps what the replica has). */
+  avatar: string | null | undefined;
 }
 
 /** Writes a profile unless the replica already holds one from a newer event. */
 export async function upsertAuthor(tx: Tx, author: AuthorProfile, sourceTimestamp: Date): Promise<void> {
   await tx`
     insert into authors (id, username, display_name, avatar, source_timestamp)
-    values (${author.id}, ${author.username}, ${author.displayName}, ${author.avatar}, ${sourceTimestamp})
+    values (${author.id}, ${author.username}, ${author.displayName}, ${author.avatar ?? null}, ${sourceTimestamp})
     on conflict (id) do update set
       username = excluded.username,
       display_name = excluded.display_name,
-      avatar = coalesce(excluded.avatar, authors.avatar),
+      avatar = case when ${author.avatar === undefined} then authors.avatar else excluded.avatar end,
       source_timestamp = excluded.source_timestamp,
       updated_at = now()
     where authors.source_timestamp <= excluded.source_timestamp`;

@@ -44,18 +44,18 @@ export function engagement(db: Db) {
 
 /**
  * Trending score (DESIGN.md §4): (likes + 2·replies + views/10) / (age_hours + 2)^1.5, in float8
- * (numeric `power` is twenty times slower). Computed at read time, exact for the moment of the request.
+ * (numeric `power` is twenty times slower). Computed at read time, exact for the instant `now`.
  */
-export function trendingScore(db: Db) {
-  return db`(${engagement(db)} / power(extract(epoch from (now() - p.created_at))::float8 / 3600.0 + 2, 1.5))`;
+export function trendingScore(db: Db, now: Date) {
+  return db`(${engagement(db)} / power(extract(epoch from (${now}::timestamptz - p.created_at))::float8 / 3600.0 + 2, 1.5))`;
 }
 
-function orderBy(db: Db, sort: PostSort) {
+function orderBy(db: Db, sort: PostSort, now: Date) {
   switch (sort) {
     case 'popular':
       return db`p.likes desc, p.views desc, p.id desc`;
     case 'trending':
-      return db`${trendingScore(db)} desc, p.id desc`;
+      return db`${trendingScore(db, now)} desc, p.id desc`;
     case 'latest':
       return db`p.created_at desc, p.id desc`;
   }
@@ -99,17 +99,18 @@ export async function listPosts(
   sort: PostSort,
   limit: number,
   offset: number,
+  now: Date,
 ): Promise<{ rows: PostRow[]; total: number }> {
   const [rows, total] = await Promise.all([
     db<PostRow[]>`
       with page as (
         select p.* from posts p
         where ${whereLive(db, filter)}
-        order by ${orderBy(db, sort)}
+        order by ${orderBy(db, sort, now)}
         limit ${limit} offset ${offset}
       )
       ${withAuthorAndCategory(db, db`page`)}
-      order by ${orderBy(db, sort)}`,
+      order by ${orderBy(db, sort, now)}`,
     countPosts(db, filter),
   ]);
   return { rows, total };

@@ -23,6 +23,7 @@ export async function trendingPageIds(
   filter: PostFilter,
   limit: number,
   offset: number,
+  now: Date,
 ): Promise<number[] | null> {
   const need = offset + limit;
   if (filter.tag !== undefined || need > MAX_PRUNED_DEPTH) return null;
@@ -41,12 +42,12 @@ export async function trendingPageIds(
       select
         (select count(*) from recent) < ${m} or (select count(*) from engaged) < ${m} as complete,
         (select min(${engagement(db)}) from engaged p)
-          / power(extract(epoch from (now() - (select min(created_at) from recent)))::float8 / 3600.0 + 2, 1.5)
+          / power(extract(epoch from (${now}::timestamptz - (select min(created_at) from recent)))::float8 / 3600.0 + 2, 1.5)
           as outside_max
     )
-    select p.id, ${trendingScore(db)} as score, bound.complete, bound.outside_max
+    select p.id, ${trendingScore(db, now)} as score, bound.complete, bound.outside_max
     from candidates p, bound
-    order by ${trendingScore(db)} desc, p.id desc
+    order by ${trendingScore(db, now)} desc, p.id desc
     limit ${need}`;
   const last = rows[need - 1];
   const exact =

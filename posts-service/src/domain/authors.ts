@@ -3,22 +3,31 @@ import type { Tx } from '@community/db';
 import type { EventEnvelope } from '@community/events';
 import { upsertAuthor } from '../db/authors.repository';
 
-/** user.registered: a new author; the avatar stays unset until the user picks one. */
+/** user.registered: a new author; the event says nothing of the avatar, so a known one is kept. */
 export async function onUserRegistered(tx: Tx, event: EventEnvelope): Promise<void> {
   const data = eventData['user.registered'].parse(event.data);
   await upsertAuthor(
     tx,
-    { id: data.id, username: data.username, displayName: data.display_name, avatar: null },
+    { id: data.id, username: data.username, displayName: data.display_name, avatar: undefined },
     new Date(event.timestamp),
   );
 }
 
-/** user.updated: the profile as it is now; an event older than the replica's copy changes nothing. */
+/**
+ * user.updated: the profile as it is now; an event older than the replica's copy changes nothing.
+ * A null avatar is the default one. Producers before avatars were URLs sent the default picture as a
+ * `data:` URI: that is the default too, never something to answer with.
+ */
 export async function onUserUpdated(tx: Tx, event: EventEnvelope): Promise<void> {
   const data = eventData['user.updated'].parse(event.data);
   await upsertAuthor(
     tx,
-    { id: data.id, username: data.username, displayName: data.display_name, avatar: data.avatar },
+    {
+      id: data.id,
+      username: data.username,
+      displayName: data.display_name,
+      avatar: data.avatar?.startsWith('data:') ? null : data.avatar,
+    },
     new Date(event.timestamp),
   );
 }

@@ -1,5 +1,5 @@
 import {
-  DEFAULT_AVATAR,
+  defaultAvatarUrl,
   toTimestamp,
   type Category,
   type Comment,
@@ -19,17 +19,21 @@ interface AuthorColumns {
  * The author as the replica knows it. Until users-service's event arrives the post still renders,
  * with placeholder names that the event later replaces.
  */
-function author(row: AuthorColumns) {
+function authorSummary(row: AuthorColumns) {
   return {
     id: row.authorId,
     username: row.authorUsername ?? `user_${row.authorId}`,
     display_name: row.authorDisplayName ?? `User ${row.authorId}`,
-    avatar: row.authorAvatar ?? DEFAULT_AVATAR,
   };
 }
 
+/** `base`: where clients reach us (PUBLIC_BASE_URL or the request's host), for the default avatar. */
+function author(row: AuthorColumns, base: string) {
+  return { ...authorSummary(row), avatar: row.authorAvatar ?? defaultAvatarUrl(base, row.authorId) };
+}
+
 export function toListItem(row: PostRow): PostListItem {
-  const { avatar: _avatar, ...summary } = author(row);
+  const summary = authorSummary(row);
   return {
     id: row.id,
     title: row.title,
@@ -45,10 +49,10 @@ export function toListItem(row: PostRow): PostListItem {
   };
 }
 
-export function toDetail(row: PostRow): PostDetail {
+export function toDetail(row: PostRow, base: string): PostDetail {
   return {
     ...toListItem(row),
-    author: author(row),
+    author: author(row, base),
     category: { id: row.categoryId, name: row.categoryName ?? '', slug: row.categorySlug ?? '' },
     tags: row.tags,
     is_pinned: row.isPinned,
@@ -56,13 +60,13 @@ export function toDetail(row: PostRow): PostDetail {
   };
 }
 
-export function toComment(row: CommentRow): Comment {
+export function toComment(row: CommentRow, base: string): Comment {
   return {
     id: row.id,
     post_id: row.postId,
     parent_id: row.parentId,
     content: row.content,
-    author: author(row),
+    author: author(row, base),
     likes: row.likes,
     created_at: toTimestamp(row.createdAt),
     updated_at: toTimestamp(row.updatedAt),

@@ -15,7 +15,7 @@ import {
   readCategory,
   updateCategory,
 } from '../domain/categories';
-import type { TxDeps as TxDeps } from '@community/events';
+import type { TxDeps } from '@community/events';
 
 /** The handlers of the category operations in `POST_OPERATIONS` (libs/openapi), by operation id. */
 export function categoriesHandlers(deps: TxDeps): OperationHandlers {

@@ -1,7 +1,9 @@
+import type { Request } from 'express';
 import { createCommentBody, listCommentsQuery, updateCommentBody } from '@community/contracts';
 import {
   parseId,
   parseWith,
+  publicBase,
   requireActor,
   sendCreated,
   sendData,
@@ -11,15 +13,16 @@ import {
 import { deleteComment, setCommentLike, updateComment } from '../domain/comments/change-comment';
 import { createComment } from '../domain/comments/create-comment';
 import { listComments, readComment } from '../domain/comments/read-comments';
-import type { TxDeps as TxDeps } from '@community/events';
+import type { TxDeps } from '@community/events';
 
 /** The handlers of the comment operations in `POST_OPERATIONS` (libs/openapi), by operation id. */
-export function commentsHandlers(deps: TxDeps): OperationHandlers {
+export function commentsHandlers(deps: TxDeps & { publicBaseUrl?: string }): OperationHandlers {
+  const base = (req: Request) => publicBase(req, deps.publicBaseUrl);
   return {
     listComments: async (req, res) => {
       const postId = parseId(req.params.id, 'post');
       const query = parseWith(listCommentsQuery, req.query);
-      sendPage(req, res, await listComments(deps, postId, query), query);
+      sendPage(req, res, await listComments(deps, postId, query, base(req)), query);
     },
     createComment: async (req, res) => {
       const postId = parseId(req.params.id, 'post');
@@ -28,15 +31,23 @@ export function commentsHandlers(deps: TxDeps): OperationHandlers {
         requireActor(res.locals),
         postId,
         parseWith(createCommentBody, req.body),
+        base(req),
       );
       sendCreated(res, comment, `/api/v1/comments/${comment.id}`);
     },
-    getComment: async (req, res) => sendData(res, await readComment(deps, parseId(req.params.id, 'comment'))),
+    getComment: async (req, res) =>
+      sendData(res, await readComment(deps, parseId(req.params.id, 'comment'), base(req))),
     updateComment: async (req, res) => {
       const id = parseId(req.params.id, 'comment');
       sendData(
         res,
-        await updateComment(deps, requireActor(res.locals), id, parseWith(updateCommentBody, req.body)),
+        await updateComment(
+          deps,
+          requireActor(res.locals),
+          id,
+          parseWith(updateCommentBody, req.body),
+          base(req),
+        ),
       );
     },
     deleteComment: async (req, res) =>

@@ -1,14 +1,12 @@
 import type { Router } from 'express';
 import { operationRoutes } from '@community/http-kit';
 import { POST_OPERATIONS } from '@community/openapi';
-import type { TxDeps as TxDeps } from '@community/events';
-import type { ViewCounter } from '../domain/posts/view-counter';
 import { categoriesHandlers } from './categories.routes';
 import { commentsHandlers } from './comments.routes';
-import { postsHandlers } from './posts.routes';
+import { postsHandlers, type PostsRouteDeps } from './posts.routes';
 
 /** Every public route of posts-service: the operations of its table, each bound to its handler. */
-export function postsServiceRoutes(router: Router, deps: TxDeps & { views: ViewCounter }): void {
+export function postsServiceRoutes(router: Router, deps: PostsRouteDeps): void {
   operationRoutes(router, POST_OPERATIONS, {
     ...postsHandlers(deps),
     ...commentsHandlers(deps),

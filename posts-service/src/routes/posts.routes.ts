@@ -1,14 +1,17 @@
+import type { Request } from 'express';
 import { createPostBody, listPostsQuery, updatePostBody } from '@community/contracts';
 import {
   parseId,
   parseWith,
+  publicBase,
   requireActor,
   sendCreated,
   sendData,
   sendPage,
   type OperationHandlers,
 } from '@community/http-kit';
-import type { TxDeps as TxDeps } from '@community/events';
+import type { TxDeps } from '@community/events';
+import type { Clock } from '../domain/clock';
 import { createPost } from '../domain/posts/create-post';
 import { deletePost } from '../domain/posts/delete-post';
 import { setPostLike } from '../domain/posts/like-post';
@@ -16,24 +19,37 @@ import { listPosts, readPost } from '../domain/posts/read-posts';
 import { updatePost } from '../domain/posts/update-post';
 import type { ViewCounter } from '../domain/posts/view-counter';
 
+export interface PostsRouteDeps extends TxDeps {
+  views: ViewCounter;
+  clock: Clock;
+  /** PUBLIC_BASE_URL, when configured. */
+  publicBaseUrl?: string;
+}
+
 /** The handlers of the posts operations in `POST_OPERATIONS` (libs/openapi), by operation id. */
-export function postsHandlers(deps: TxDeps & { views: ViewCounter }): OperationHandlers {
+export function postsHandlers(deps: PostsRouteDeps): OperationHandlers {
+  const base = (req: Request) => publicBase(req, deps.publicBaseUrl);
   return {
     listPosts: async (req, res) => {
       const query = parseWith(listPostsQuery, req.query);
       sendPage(req, res, await listPosts(deps, query), query);
     },
     createPost: async (req, res) => {
-      const post = await createPost(deps, requireActor(res.locals), parseWith(createPostBody, req.body));
+      const post = await createPost(
+        deps,
+        requireActor(res.locals),
+        parseWith(createPostBody, req.body),
+        base(req),
+      );
       sendCreated(res, post, `/api/v1/posts/${post.id}`);
     },
     getPost: async (req, res) =>
-      sendData(res, await readPost(deps, deps.views, parseId(req.params.id, 'post'))),
+      sendData(res, await readPost(deps, deps.views, parseId(req.params.id, 'post'), base(req))),
     updatePost: async (req, res) => {
       const id = parseId(req.params.id, 'post');
       sendData(
         res,
-        await updatePost(deps, requireActor(res.locals), id, parseWith(updatePostBody, req.body)),
+        await updatePost(deps, requireActor(res.locals), id, parseWith(updatePostBody, req.body), base(req)),
       );
     },
     deletePost: async (req, res) =>

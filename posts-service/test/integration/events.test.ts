@@ -134,6 +134,43 @@ describe('events the authors replica follows user events', () => {
     expect((await h.call(alice, 'GET', `/posts/${post.id}`)).body.data.author.display_name).toBe('Carol C.');
   });
 
+  it('goes back to the default avatar URL on user.updated with avatar null', async () => {
+    const post = await createPost(h, { userId: 4646, role: 'member', scopes: new Set(['read', 'write']) });
+    const avatarOf = async () => (await h.call(alice, 'GET', `/posts/${post.id}`)).body.data.author.avatar;
+    const profile = { id: 4646, username: 'fay', display_name: 'Fay' };
+    const start = Date.now() - 10_000;
+    await publish(
+      envelope('user.updated', { ...profile, avatar: 'https://img.test/f.png' }, new Date(start)),
+    );
+    await waitFor(async () => (await avatarOf()) === 'https://img.test/f.png', { what: 'set avatar' });
+    await publish(envelope('user.updated', { ...profile, avatar: null }, new Date(start + 2000)));
+    const defaultUrl = `${new URL(h.url).origin}/avatars/4646.svg`;
+    await waitFor(async () => (await avatarOf()) === defaultUrl, { what: 'default avatar' });
+    // A late user.registered says nothing of the avatar and changes nothing.
+    await publish(envelope('user.registered', profile, new Date(start + 4000)));
+    await publish(
+      envelope('user.updated', { ...profile, avatar: 'https://img.test/g.png' }, new Date(start + 6000)),
+    );
+    await waitFor(async () => (await avatarOf()) === 'https://img.test/g.png', { what: 'second avatar' });
+  });
+
+  it('reads the data: URI of a producer from before avatar URLs as the default avatar', async () => {
+    const post = await createPost(h, { userId: 4747, role: 'member', scopes: new Set(['read', 'write']) });
+    const legacy = 'data:image/svg+xml,%3Csvg xmlns=%22http://www.w3.org/2000/svg%22/%3E';
+    await publish(
+      envelope('user.updated', { id: 4747, username: 'gil', display_name: 'Gil', avatar: legacy }),
+    );
+    await waitFor(async () => (await h.sql`select 1 from authors where id = 4747`).length > 0, {
+      what: 'author 4747',
+    });
+    const res = await h.call(alice, 'GET', `/posts/${post.id}`);
+    expect(res.body.data.author).toMatchObject({
+      display_name: 'Gil',
+      avatar: `${new URL(h.url).origin}/avatars/4747.svg`,
+    });
+    expect(res.text).not.toContain('data:');
+  });
+
   it('ignores an update older than the one it already holds', async () => {
     const now = Date.now();
     await publish(

@@ -4,13 +4,18 @@ import { startPostsService, type PostsHarness } from '../support/posts-harness';
 
 /**
  * sort=trending answers from a pruned candidate set when it can prove the page exact; these tests
- * compare every answer with a full sort of all posts by the documented formula.
+ * compare every answer with a full sort of all posts by the documented formula. Scores depend on
+ * the instant they are computed for, so the service's clock is fixed and the full sort uses the
+ * same instant: two posts with near-equal scores can no longer swap between the two computations.
+ * The instant is a week ahead of the data, so a service that scored by its own clock would fail.
  */
+const NOW = new Date(Date.now() + 7 * 24 * 3600 * 1000);
+
 let h: PostsHarness;
 let categories: number[];
 
 beforeAll(async () => {
-  h = await startPostsService('trending');
+  h = await startPostsService('trending', { clock: () => NOW });
   categories = [(await createCategory(h, 'T1')).id, (await createCategory(h, 'T2')).id];
   // 900 posts: a seeded pseudo-random mix of fresh, old, quiet and viral ones.
   await h.sql`select setseed(0.42)`;
@@ -27,10 +32,12 @@ beforeAll(async () => {
 afterAll(() => h.stop());
 
 async function fullSort(where: string): Promise<number[]> {
-  const rows = await h.sql.unsafe(`
-    select id from posts p where deleted_at is null ${where}
-    order by ((likes + 2 * replies)::float8 + views / 10.0::float8)
-             / power(extract(epoch from (now() - created_at))::float8 / 3600.0 + 2, 1.5) desc, id desc`);
+  const rows = await h.sql.unsafe(
+    `select id from posts p where deleted_at is null ${where}
+     order by ((likes + 2 * replies)::float8 + views / 10.0::float8)
+              / power(extract(epoch from ($1::timestamptz - created_at))::float8 / 3600.0 + 2, 1.5) desc, id desc`,
+    [NOW.toISOString()],
+  );
   return rows.map((row) => row.id as number);
 }
 

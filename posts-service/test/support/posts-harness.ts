@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createDb, type Sql } from '@community/db';
 import { actor, apiClient, serviceSandbox, testInfra } from '@community/test-harness';
 import { parsePostsConfig, type PostsConfig } from '../../src/config';
+import type { Clock } from '../../src/domain/clock';
 import { SCHEMA, SERVICE, start } from '../../src/start';
 
 export interface PostsHarness {
@@ -19,7 +20,7 @@ export interface PostsHarness {
 /** posts-service on port 0 against its own database and exchange, torn down by `stop()`. */
 export async function startPostsService(
   label = 'posts',
-  opts: { amqpUrl?: string } = {},
+  opts: { amqpUrl?: string; clock?: Clock } = {},
 ): Promise<PostsHarness> {
   const infra = testInfra();
   const sandbox = await serviceSandbox(label);
@@ -33,7 +34,7 @@ export async function startPostsService(
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     SHUTDOWN_GRACE_MS: '1000',
   });
-  let service = await start(config);
+  let service = await start(config, undefined, opts.clock);
   const sql = createDb(database.url, { schema: SCHEMA, max: 2 });
   const harness: PostsHarness = {
     config,
@@ -44,7 +45,7 @@ export async function startPostsService(
     admin: actor(1, 'admin', ['read', 'write', 'moderate', 'admin']),
     async restart() {
       await service.stop();
-      service = await start({ ...config, POSTS_SERVICE_PORT: service.port });
+      service = await start({ ...config, POSTS_SERVICE_PORT: service.port }, undefined, opts.clock);
     },
     async stop() {
       await service.stop();

@@ -1,7 +1,7 @@
 import type { Request, Response, Router } from 'express';
-import { DEFAULT_AVATAR, updateMeBody } from '@community/contracts';
+import { defaultAvatarUrl, updateMeBody } from '@community/contracts';
 import type { TxDeps } from '@community/events';
-import { parseWith, resource } from '@community/http-kit';
+import { parseWith, publicBase, resource } from '@community/http-kit';
 import type { Session } from '../domain/accounts/sessions';
 import { readMe } from '../domain/users/read-users';
 import { updateMe } from '../domain/users/update-me';
@@ -66,19 +66,22 @@ function showForm(res: Response, status: number, view: SettingsView) {
   });
 }
 
-async function currentValues(deps: TxDeps, session: Session) {
-  const me = await readMe(deps.sql, session.userId);
+type SettingsDeps = TxDeps & { publicBaseUrl?: string };
+
+async function currentValues(deps: SettingsDeps, req: Request, session: Session) {
+  const base = publicBase(req, deps.publicBaseUrl);
+  const me = await readMe(deps.sql, session.userId, base);
   // The default picture is what an unset avatar reads as; the form shows it as empty again.
-  const avatar = me.avatar === DEFAULT_AVATAR ? '' : me.avatar;
+  const avatar = me.avatar === defaultAvatarUrl(base, me.id) ? '' : me.avatar;
   return { values: { display_name: me.display_name, bio: me.bio, avatar }, avatarUrl: me.avatar };
 }
 
-export function settingsPage(router: Router, deps: TxDeps): void {
+export function settingsPage(router: Router, deps: SettingsDeps): void {
   resource(router, '/settings', {
     get: async (req: Request, res: Response) => {
       const session = await sessionOrLogin(deps.sql, req, res, SETTINGS_PAGE);
       if (!session) return;
-      const current = await currentValues(deps, session);
+      const current = await currentValues(deps, req, session);
       showForm(res, 200, { session, ...current, saved: req.query.saved === '1' });
     },
     post: async (req: Request, res: Response) => {
@@ -92,11 +95,11 @@ export function settingsPage(router: Router, deps: TxDeps): void {
       };
       try {
         const body = parseWith(updateMeBody, { ...values, avatar: values.avatar.trim() || null });
-        await updateMe(deps, sessionActor(session), body);
+        await updateMe(deps, sessionActor(session), body, publicBase(req, deps.publicBaseUrl));
       } catch (err) {
         const problem = toProblem(err, res);
         if (!problem) throw err;
-        const { avatarUrl } = await currentValues(deps, session);
+        const { avatarUrl } = await currentValues(deps, req, session);
         return showForm(res, problem.status, { session, values, avatarUrl, problem });
       }
       // Post/redirect/get: a reload shows the saved profile instead of sending the form again.

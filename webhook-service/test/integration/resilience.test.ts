@@ -21,8 +21,14 @@ it('loses nothing when the service stops between fan-out and delivery', async ()
     await h.restart();
     await waitFor(() => r.received.length === 5, { what: 'the five deliveries after restart' });
     expect(new Set(r.received.map((x) => JSON.parse(x.body).data.id))).toEqual(new Set([1, 2, 3, 4, 5]));
-    const log = (await h.call(owner, 'GET', `/webhooks/${endpoint.id}/deliveries`)).body.data;
-    expect(log.every((d: { status: string }) => d.status === 'succeeded')).toBe(true);
+    // The receiver has its answer before the attempt is recorded: wait for the record, not a moment.
+    await waitFor(
+      async () => {
+        const log = (await h.call(owner, 'GET', `/webhooks/${endpoint.id}/deliveries`)).body.data;
+        return log.length === 5 && log.every((d: { status: string }) => d.status === 'succeeded');
+      },
+      { what: 'five deliveries recorded as succeeded' },
+    );
     // the same event delivered by the broker again adds no delivery and sends nothing twice
     await h.republish(events[0]!);
     await h.publish('post.created', { ...DATA, id: 6 });
@@ -90,8 +96,9 @@ it('sends a new delivery as soon as its event is stored, without waiting for the
     await h.call(owner, 'POST', '/webhooks', { body: { url: r.url, events: ['post.created'] } });
     const started = Date.now();
     await h.publish('post.created', DATA);
-    await waitFor(() => r.received.length === 1, { what: 'the delivery', timeoutMs: 2_000 });
-    expect(Date.now() - started).toBeLessThan(1_000);
+    await waitFor(() => r.received.length === 1, { what: 'the delivery', timeoutMs: 20_000 });
+    // The next poll is 60 s away: anything well under that was woken by the fan-out.
+    expect(Date.now() - started).toBeLessThan(20_000);
   } finally {
     await r.close();
     await h.stop();

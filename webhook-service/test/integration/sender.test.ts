@@ -167,7 +167,8 @@ describe('sendWebhook', () => {
 
     const result = await sendWebhook(input(target.url, { timeoutMs: 500 }));
 
-    expect(Date.now() - started).toBeLessThan(700);
+    // Well before the receiver's answer at 3 s, with room for a busy machine.
+    expect(Date.now() - started).toBeLessThan(2_500);
     expect(result).toMatchObject({ ok: false, status: null, error: 'timeout after 500 ms' });
     expect(result.durationMs).toBeGreaterThanOrEqual(500);
   });

@@ -67,6 +67,41 @@ export const USER_OPERATIONS: OperationSpec[] = [
     response: { status: 200, kind: 'single', schema: 'User', description: 'The public user.' },
   },
   {
+    id: 'getDefaultAvatar',
+    method: 'get',
+    path: '/avatars/{id}.svg',
+    server: { url: '/', description: 'The root of this gateway: avatars are images, outside /api/v1.' },
+    tag: 'Users',
+    summary: 'The default avatar',
+    description:
+      "The picture a user's `avatar` points at until they set one: `<public base>/avatars/{id}.svg`, the public base being `PUBLIC_BASE_URL` or the scheme and host of the request. One picture for every id in 1..2147483647 (no lookup); anything else is `404`. Served before keys and limits, like `/docs`, so it carries no `X-RateLimit-*` headers.",
+    scope: null,
+    unlimited: true,
+    response: {
+      status: 200,
+      kind: 'svg',
+      schema: null,
+      description: 'An SVG image (64×64).',
+      headers: {
+        'Cache-Control': {
+          description: 'Cached for a day by browsers and shared caches.',
+          required: true,
+          schema: { type: 'string', const: 'public, max-age=86400' },
+        },
+        'Content-Security-Policy': {
+          description: 'Nothing may load or run inside the image.',
+          required: true,
+          schema: { type: 'string', const: "default-src 'none'; sandbox" },
+        },
+        'X-Content-Type-Options': {
+          description: 'Browsers must not read it as another type.',
+          required: true,
+          schema: { type: 'string', const: 'nosniff' },
+        },
+      },
+    },
+  },
+  {
     id: 'setUserPlan',
     method: 'put',
     path: '/users/{id}/plan',

@@ -17,14 +17,15 @@ export async function updateComment(
   actor: Actor,
   id: number,
   body: UpdateCommentBody,
+  base: string,
 ): Promise<Comment> {
   return transaction(deps, async (tx) => {
     const comment = await findLiveComment(tx, id);
     if (!comment) throw new NotFoundError('comment');
     assertCanChange(actor, comment.authorId, 'comment');
-    if (body.content === comment.content) return toComment(comment);
+    if (body.content === comment.content) return toComment(comment, base);
     await updateCommentContent(tx, id, body.content);
-    return toComment((await findLiveComment(tx, id))!);
+    return toComment((await findLiveComment(tx, id))!, base);
   });
 }
 

@@ -19,6 +19,7 @@ export async function createComment(
   actor: Actor,
   postId: number,
   body: CreateCommentBody,
+  base: string,
 ): Promise<Comment> {
   assertScope(actor, 'write');
   return transaction(deps, async (tx) => {
@@ -44,6 +45,6 @@ export async function createComment(
       author_id: actor.userId,
       parent_id: parentId,
     });
-    return toComment((await findLiveComment(tx, id))!);
+    return toComment((await findLiveComment(tx, id))!, base);
   });
 }

@@ -1,8 +1,8 @@
 import { NotFoundError, type Comment, type ListCommentsQuery } from '@community/contracts';
 import type { Page } from '@community/http-kit';
+import type { TxDeps } from '@community/events';
 import { findLiveComment, listComments as queryComments } from '../../db/comments.repository';
 import { findLivePost } from '../../db/posts.repository';
-import type { TxDeps as TxDeps } from '@community/events';
 import { toComment } from '../representations';
 
 /** One flat list with replies included; each reply names its parent. */
@@ -10,15 +10,16 @@ export async function listComments(
   deps: TxDeps,
   postId: number,
   query: ListCommentsQuery,
+  base: string,
 ): Promise<Page<Comment>> {
   if (!(await findLivePost(deps.sql, postId))) throw new NotFoundError('post');
   const { page, limit, sort } = query;
   const { rows, total } = await queryComments(deps.sql, postId, sort === 'newest', limit, (page - 1) * limit);
-  return { items: rows.map(toComment), totalItems: total, page, limit };
+  return { items: rows.map((row) => toComment(row, base)), totalItems: total, page, limit };
 }
 
-export async function readComment(deps: TxDeps, id: number): Promise<Comment> {
+export async function readComment(deps: TxDeps, id: number, base: string): Promise<Comment> {
   const row = await findLiveComment(deps.sql, id);
   if (!row) throw new NotFoundError('comment');
-  return toComment(row);
+  return toComment(row, base);
 }

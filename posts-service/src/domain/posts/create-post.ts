@@ -15,7 +15,12 @@ export async function assertCategoryExists(tx: Tx, categoryId: number): Promise<
   }
 }
 
-export async function createPost(deps: TxDeps, actor: Actor, body: CreatePostBody): Promise<PostDetail> {
+export async function createPost(
+  deps: TxDeps,
+  actor: Actor,
+  body: CreatePostBody,
+  base: string,
+): Promise<PostDetail> {
   assertScope(actor, 'write');
   return transaction(deps, async (tx) => {
     await assertCategoryExists(tx, body.category_id);
@@ -29,6 +34,6 @@ export async function createPost(deps: TxDeps, actor: Actor, body: CreatePostBod
     });
     await addPostCount(tx, body.category_id, 1);
     await enqueueEvent(tx, 'post.created', { id, title: body.title, author_id: actor.userId });
-    return toDetail((await findLivePost(tx, id))!);
+    return toDetail((await findLivePost(tx, id))!, base);
   });
 }

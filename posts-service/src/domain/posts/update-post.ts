@@ -24,6 +24,7 @@ export async function updatePost(
   actor: Actor,
   id: number,
   body: UpdatePostBody,
+  base: string,
 ): Promise<PostDetail> {
   const given = Object.keys(body).filter((key) => body[key as keyof UpdatePostBody] !== undefined);
   if (given.length === 0) {
@@ -37,7 +38,7 @@ export async function updatePost(
 
     const changes = diff(post, body);
     const changed = Object.keys(changes).filter((key) => key !== 'slug');
-    if (changed.length === 0) return toDetail(post);
+    if (changed.length === 0) return toDetail(post, base);
 
     if (changes.categoryId !== undefined) {
       // Lock both categories in id order, so two opposite moves cannot deadlock.
@@ -54,7 +55,7 @@ export async function updatePost(
       author_id: updated.authorId,
       changed: changed.map(toWireName),
     });
-    return toDetail(updated);
+    return toDetail(updated, base);
   });
 }
 

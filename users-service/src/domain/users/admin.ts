@@ -13,7 +13,13 @@ import { findUser, setPlan, setRole } from '../../db/users.repository';
 import { toMe } from './representations';
 
 /** Plans with fixed limits take none; enterprise needs both (given now, or kept from before). */
-export async function changePlan(deps: TxDeps, actor: Actor, userId: number, body: SetPlanBody): Promise<Me> {
+export async function changePlan(
+  deps: TxDeps,
+  actor: Actor,
+  userId: number,
+  body: SetPlanBody,
+  base: string,
+): Promise<Me> {
   assertAdmin(actor, 'change plans');
   const customLimits = body.hourly_limit !== undefined || body.daily_limit !== undefined;
   if (body.plan !== 'enterprise' && customLimits) {
@@ -39,15 +45,21 @@ export async function changePlan(deps: TxDeps, actor: Actor, userId: number, bod
     }
     await setPlan(tx, userId, body.plan, limits);
     await enqueueEvent(tx, 'user.access_changed', { id: userId });
-    return toMe((await findUser(tx, userId))!);
+    return toMe((await findUser(tx, userId))!, base);
   });
 }
 
-export async function changeRole(deps: TxDeps, actor: Actor, userId: number, role: Role): Promise<Me> {
+export async function changeRole(
+  deps: TxDeps,
+  actor: Actor,
+  userId: number,
+  role: Role,
+  base: string,
+): Promise<Me> {
   assertAdmin(actor, 'change roles');
   return transaction(deps, async (tx) => {
     if (!(await setRole(tx, userId, role))) throw new NotFoundError('user');
     await enqueueEvent(tx, 'user.access_changed', { id: userId });
-    return toMe((await findUser(tx, userId))!);
+    return toMe((await findUser(tx, userId))!, base);
   });
 }

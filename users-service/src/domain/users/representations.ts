@@ -1,12 +1,13 @@
-import { DEFAULT_AVATAR, toTimestamp, type Me, type User } from '@community/contracts';
+import { defaultAvatarUrl, toTimestamp, type Me, type User } from '@community/contracts';
 import type { UserRow } from '../../db/rows';
 
-export function toUser(row: UserRow): User {
+/** `base`: where clients reach us (PUBLIC_BASE_URL or the request's host), for the default avatar's URL. */
+export function toUser(row: UserRow, base: string): User {
   return {
     id: row.id,
     username: row.username,
     display_name: row.displayName,
-    avatar: row.avatar ?? DEFAULT_AVATAR,
+    avatar: row.avatar ?? defaultAvatarUrl(base, row.id),
     bio: row.bio,
     reputation: row.reputation,
     badges: row.badges.map(({ id, name, icon }) => ({ id, name, icon })),
@@ -20,6 +21,6 @@ export function toUser(row: UserRow): User {
   };
 }
 
-export function toMe(row: UserRow): Me {
-  return { ...toUser(row), email: row.email, role: row.role, plan: row.plan };
+export function toMe(row: UserRow, base: string): Me {
+  return { ...toUser(row, base), email: row.email, role: row.role, plan: row.plan };
 }

@@ -1,6 +1,5 @@
 import {
   assertScope,
-  DEFAULT_AVATAR,
   NotFoundError,
   ValidationError,
   type Actor,
@@ -12,7 +11,7 @@ import { findUser, updateProfile } from '../../db/users.repository';
 import { toMe } from './representations';
 
 /** Changes the caller's profile and tells the replicas (`user.updated`) when something really changed. */
-export async function updateMe(deps: TxDeps, actor: Actor, body: UpdateMeBody): Promise<Me> {
+export async function updateMe(deps: TxDeps, actor: Actor, body: UpdateMeBody, base: string): Promise<Me> {
   assertScope(actor, 'write');
   const { userId } = actor;
   if (body.display_name === undefined && body.bio === undefined && body.avatar === undefined) {
@@ -29,9 +28,9 @@ export async function updateMe(deps: TxDeps, actor: Actor, body: UpdateMeBody): 
         id: after.id,
         username: after.username,
         display_name: after.displayName,
-        avatar: after.avatar ?? DEFAULT_AVATAR,
+        avatar: after.avatar,
       });
     }
-    return toMe(after);
+    return toMe(after, base);
   });
 }
