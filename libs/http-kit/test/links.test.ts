@@ -95,8 +95,8 @@ describe('PUBLIC_BASE_URL', () => {
       'https://api.example.test',
     );
     expect(() => parseConfig(schema, { PUBLIC_BASE_URL: '/relative' })).toThrow(
-      'PUBLIC_BASE_URL: must be an absolute http or https URL',
+      'PUBLIC_BASE_URL: must be an absolute http(s) URL such as https://api.example.com',
     );
-    expect(() => parseConfig(schema, { PUBLIC_BASE_URL: 'ftp://x.test' })).toThrow(/absolute http or https/);
+    expect(() => parseConfig(schema, { PUBLIC_BASE_URL: 'ftp://x.test' })).toThrow(/absolute http\(s\) URL/);
   });
 });
