@@ -15,7 +15,6 @@ export { signIdentity, verifyIdentity, requireActor, IDENTITY_HEADERS } from './
 export { createRegistry, httpMetrics, requestRecorder, routeOf, type RecordRequest } from './metrics';
 export { mountHealth, PROBE_PATHS, type ReadinessCheck, type HealthOptions } from './health';
 export { listen, type RunningServer } from './server';
-export { runService, lostConnectionRejections, type Stoppable } from './lifecycle';
 export { errorHandler, errorReply, notFound, type ErrorReply, type ErrorContext } from './error-handler';
 export { jsonBody, BODY_LIMIT } from './body';
 export { requestId, requestIdField, takeRequestId } from './request-id';

@@ -9,7 +9,7 @@ import {
 } from '@community/contracts';
 import type { Page } from '@community/http-kit';
 import * as repo from '../db/categories.repository';
-import { transaction, type TxDeps } from '@community/events';
+import { commitWithEvents, type TxDeps } from '@community/events';
 import { assertAdmin } from '@community/contracts';
 import { toCategory } from './representations';
 import { slugify } from './slug';
@@ -61,7 +61,7 @@ export async function deleteCategory(
   id: number,
 ): Promise<{ id: number; deleted: true }> {
   assertAdmin(actor, 'delete categories');
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     const row = await repo.findCategory(tx, id, { forUpdate: true });
     if (!row) throw new NotFoundError('category');
     if (row.postCount > 0) {

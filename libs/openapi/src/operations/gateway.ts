@@ -1,6 +1,6 @@
 import type { OperationSpec } from '../operation';
 
-/** What the gateway answers itself (gateway/src/gateway.ts). */
+/** What the gateway answers itself (gateway/src/pipeline.ts). */
 export const GATEWAY_OPERATIONS: OperationSpec[] = [
   {
     id: 'getApiInfo',

@@ -8,7 +8,7 @@ import {
   updateCommentContent,
 } from '../../db/comments.repository';
 import { addReplies } from '../../db/posts.repository';
-import { transaction, type TxDeps } from '@community/events';
+import { commitWithEvents, type TxDeps } from '@community/events';
 import { assertCanChange, assertScope } from '@community/contracts';
 import { toComment } from '../representations';
 
@@ -19,7 +19,7 @@ export async function updateComment(
   body: UpdateCommentBody,
   base: string,
 ): Promise<Comment> {
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     const comment = await findLiveComment(tx, id);
     if (!comment) throw new NotFoundError('comment');
     assertCanChange(actor, comment.authorId, 'comment');
@@ -35,7 +35,7 @@ export async function deleteComment(
   actor: Actor,
   id: number,
 ): Promise<{ id: number; deleted: true }> {
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     const comment = await findLiveComment(tx, id);
     if (!comment) throw new NotFoundError('comment');
     assertCanChange(actor, comment.authorId, 'comment');
@@ -53,7 +53,7 @@ export async function setCommentLike(
   liked: boolean,
 ): Promise<{ comment_id: number; liked: boolean; likes: number }> {
   assertScope(actor, 'write');
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     if (!(await findLiveComment(tx, id))) throw new NotFoundError('comment');
     if (liked) await insertCommentLike(tx, id, actor.userId);
     else await deleteCommentLike(tx, id, actor.userId);

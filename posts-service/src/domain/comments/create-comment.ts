@@ -9,7 +9,7 @@ import {
 import { enqueueEvent } from '@community/events';
 import { findLiveComment, insertComment } from '../../db/comments.repository';
 import { addReplies, findLivePost } from '../../db/posts.repository';
-import { transaction, type TxDeps } from '@community/events';
+import { commitWithEvents, type TxDeps } from '@community/events';
 import { assertScope } from '@community/contracts';
 import { toComment } from '../representations';
 
@@ -22,7 +22,7 @@ export async function createComment(
   base: string,
 ): Promise<Comment> {
   assertScope(actor, 'write');
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     const post = await findLivePost(tx, postId);
     if (!post) throw new NotFoundError('post');
     if (post.isLocked) throw new PostLockedError();

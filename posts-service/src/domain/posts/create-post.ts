@@ -3,7 +3,7 @@ import { enqueueEvent } from '@community/events';
 import type { Tx } from '@community/db';
 import { addPostCount, findCategory } from '../../db/categories.repository';
 import { findLivePost, insertPost } from '../../db/posts.repository';
-import { transaction, type TxDeps } from '@community/events';
+import { commitWithEvents, type TxDeps } from '@community/events';
 import { assertScope } from '@community/contracts';
 import { toDetail } from '../representations';
 import { slugify } from '../slug';
@@ -22,7 +22,7 @@ export async function createPost(
   base: string,
 ): Promise<PostDetail> {
   assertScope(actor, 'write');
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     await assertCategoryExists(tx, body.category_id);
     const id = await insertPost(tx, {
       title: body.title,

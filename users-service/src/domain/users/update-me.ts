@@ -6,7 +6,7 @@ import {
   type Me,
   type UpdateMeBody,
 } from '@community/contracts';
-import { enqueueEvent, transaction, type TxDeps } from '@community/events';
+import { enqueueEvent, commitWithEvents, type TxDeps } from '@community/events';
 import { findUser, updateProfile } from '../../db/users.repository';
 import { toMe } from './representations';
 
@@ -17,7 +17,7 @@ export async function updateMe(deps: TxDeps, actor: Actor, body: UpdateMeBody, b
   if (body.display_name === undefined && body.bio === undefined && body.avatar === undefined) {
     throw ValidationError.single('body', 'required', 'body must contain at least one field to change');
   }
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     const before = await findUser(tx, userId);
     if (!before) throw new NotFoundError('user');
     await updateProfile(tx, userId, { displayName: body.display_name, bio: body.bio, avatar: body.avatar });
