@@ -85,7 +85,14 @@ describe('outbox relay', () => {
   });
 
   it('reports published counts and the pending backlog as metrics', async () => {
-    const metrics = await registry.metrics();
+    // The probe sees the last event before the relay marks its row published: wait for the mark.
+    const metrics = await waitFor(
+      async () => {
+        const text = await registry.metrics();
+        return /outbox_pending_events 0\b/.test(text) && text;
+      },
+      { what: 'the backlog to drain' },
+    );
     expect(metrics).toMatch(/events_published_total\{event="post.created"\} 1/);
     expect(metrics).toMatch(/outbox_pending_events 0/);
     expect(metrics).toMatch(/outbox_oldest_pending_seconds 0/);
