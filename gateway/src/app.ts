@@ -13,7 +13,7 @@ import {
 import type { Logger } from '@community/logging';
 import { docsRouter } from './docs/docs-page';
 import { publishedDocument } from './docs/openapi-document';
-import { gateway, type Exchange, type GatewayDeps } from './gateway';
+import { buildPipeline, type GatewayDeps, type RequestRecord } from './pipeline';
 import { consume, pagesSubject } from './limits/budgets';
 import { clientIpOf, type TrustProxy } from './http/client-ip';
 import { ClientGoneError } from './http/read-body';
@@ -44,7 +44,7 @@ export function buildApp(deps: GatewayAppDeps): RequestListener {
   ops.use('/docs', docsRouter());
   ops.use(notFound(), errorHandler(logger));
 
-  const pipeline = gateway({
+  const pipeline = buildPipeline({
     ...deps,
     openapi: publishedDocument(),
     trustsForwarded: deps.trustProxy !== false,
@@ -52,20 +52,20 @@ export function buildApp(deps: GatewayAppDeps): RequestListener {
   const record = requestRecorder(deps.health.registry);
   const clientIp = clientIpOf(deps.trustProxy);
 
-  const fail = (req: IncomingMessage, res: ServerResponse, exchange: Exchange) => (err: unknown) => {
+  const fail = (req: IncomingMessage, res: ServerResponse, entry: RequestRecord) => (err: unknown) => {
     // Nobody is left to answer.
     if (err instanceof ClientGoneError) return res.destroy();
     sendError(req, res, err, logger, {
       method: req.method ?? 'GET',
-      path: exchange.path,
-      requestId: exchange.requestId,
+      path: entry.path,
+      requestId: entry.requestId,
     });
   };
 
   return (req, res) => {
     const started = performance.now();
     const requestId = takeRequestId(req, res);
-    const exchange: Exchange = {
+    const entry: RequestRecord = {
       requestId,
       path: normalisePath(req),
       route: 'unmatched',
@@ -74,24 +74,24 @@ export function buildApp(deps: GatewayAppDeps): RequestListener {
     res.once('finish', () => {
       const durationMs = performance.now() - started;
       const method = req.method ?? 'GET';
-      record(method, exchange.route, res.statusCode, durationMs / 1000);
-      logAccess(logger, { method, ...exchange, status: res.statusCode, durationMs });
+      record(method, entry.route, res.statusCode, durationMs / 1000);
+      logAccess(logger, { method, ...entry, status: res.statusCode, durationMs });
     });
 
-    if (PROBE_PATHS.has(exchange.path)) {
-      exchange.route = exchange.path;
+    if (PROBE_PATHS.has(entry.path)) {
+      entry.route = entry.path;
       ops(req, res);
       return;
     }
-    if (isDocsPage(exchange.path)) {
-      exchange.route = '/docs';
-      consume(deps.limiter, pagesSubject(exchange.clientIp, deps.pagesHourly), res).then(
+    if (isDocsPage(entry.path)) {
+      entry.route = '/docs';
+      consume(deps.limiter, pagesSubject(entry.clientIp, deps.pagesHourly), res).then(
         () => ops(req, res),
-        fail(req, res, exchange),
+        fail(req, res, entry),
       );
       return;
     }
-    pipeline(req, res, exchange).catch(fail(req, res, exchange));
+    pipeline(req, res, entry).catch(fail(req, res, entry));
   };
 }
 

@@ -1,46 +1,83 @@
 import type { Scope } from '@community/contracts';
+import { OPERATIONS, operationPath, type OperationSpec } from '@community/openapi';
 import { matchesPrefix } from './proxy/route-table';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/**
- * The scope a request needs, decided from method and path alone (DESIGN.md §5). Checks that need
- * data (ownership, moderator rights on others' content) stay in the services.
- */
-export function requiredScope(method: string, path: string): Scope {
-  if (matchesPrefix(path, '/api/v1/keys') || matchesPrefix(path, '/api/v1/oauth/apps')) return 'keys';
-  if (matchesPrefix(path, '/api/v1/webhooks')) return 'webhooks';
-  if (/^\/api\/v1\/users\/[^/]+\/(plan|role)$/.test(path) && !READ_METHODS.has(method)) return 'admin';
-  if (matchesPrefix(path, '/api/v1/categories') && !READ_METHODS.has(method)) return 'admin';
-  return READ_METHODS.has(method) ? 'read' : 'write';
-}
+/** Scopes that guard a whole family of paths (DESIGN.md §5), not just the methods declared on it. */
+const FAMILY_SCOPES = new Set<Scope>(['keys', 'webhooks']);
+
+const escape = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+
+/** Each operation of the services' tables with the full paths it answers. */
+const DECLARED = OPERATIONS.map((op) => ({
+  op,
+  pattern: new RegExp(`^${escape(operationPath(op)).replace(/\{\w+\}/g, '[^/]+')}$`),
+}));
+
+/** The operations declared at exactly this path. */
+const declaredAt = (path: string): OperationSpec[] =>
+  DECLARED.filter(({ pattern }) => pattern.test(path)).map(({ op }) => op);
 
 /**
- * Requests that need no API key: registration, the OAuth protocol endpoints (clients authenticate to
- * users-service themselves), and the key and OAuth app APIs with an account session (DESIGN.md §5).
+ * The operations declared at a path or, for a path no table declares, at its nearest ancestor that
+ * has some: `/api/v1/webhooks/1/anything` follows the rules of `/webhooks/{id}`.
  */
+function governing(path: string): OperationSpec[] {
+  for (let at = path.replace(/\/+$/, ''); at; at = at.slice(0, at.lastIndexOf('/'))) {
+    const ops = declaredAt(at);
+    if (ops.length) return ops;
+  }
+  return [];
+}
+
+/** The table's name for a request method: HEAD and OPTIONS ask what GET would answer. */
+const tableMethod = (method: string) => (READ_METHODS.has(method) ? 'get' : method.toLowerCase());
+
+/**
+ * The scope a request needs, decided from method and path alone by the operation tables (DESIGN.md
+ * §5). A method a path does not declare takes the scope of a declared one of its kind (reading or
+ * writing), else the family scope (`keys`, `webhooks`) all of the path's operations share, else
+ * `read` or `write`. Checks that need data (ownership, moderator rights) stay in the services.
+ */
+export function requiredScope(method: string, path: string): Scope {
+  const ops = governing(path);
+  const reading = READ_METHODS.has(method);
+  const plain: Scope = reading ? 'read' : 'write';
+  const op =
+    ops.find((candidate) => candidate.method === tableMethod(method)) ??
+    ops.find((candidate) => (candidate.method === 'get') === reading);
+  if (op) return op.scope ?? plain;
+  const scopes = new Set(ops.map((candidate) => candidate.scope));
+  const [only] = scopes;
+  return scopes.size === 1 && only && FAMILY_SCOPES.has(only) ? only : plain;
+}
+
 /**
  * Default avatars (users-service's /avatars/{id}.svg): one public picture, cached a day, loaded by
  * every page that lists users. Like /docs they pass before keys and limits, and carry no credential.
  */
 export const AVATARS_PREFIX = '/avatars';
 
+/**
+ * Requests that need no API key: the operations declared key-less (registration, the document, the
+ * OAuth endpoints — whose other methods users-service answers itself, in RFC 6749 form for the
+ * protocol), the default avatars, the account pages, and the operations that also take the account
+ * session, when it is sent (DESIGN.md §5).
+ */
 export function isPublic(method: string, path: string, hasSessionCookie: boolean): boolean {
   if (matchesPrefix(path, AVATARS_PREFIX)) return true;
-  if (method === 'POST' && path === '/api/v1/auth/register') return true;
   if (matchesPrefix(path, '/account')) return true;
-  if (method === 'GET' && path === '/api/v1/openapi.json') return true;
-  if (path === '/api/v1/oauth/authorize' || path === '/.well-known/oauth-authorization-server') return true;
-  if (carriesClientCredentials(path)) return true;
-  return (
-    (matchesPrefix(path, '/api/v1/keys') || matchesPrefix(path, '/api/v1/oauth/apps')) && hasSessionCookie
-  );
+  const keyless = declaredAt(path).filter((op) => op.scope === null);
+  if (keyless.some((op) => op.method === tableMethod(method) || op.tag === 'OAuth')) return true;
+  return hasSessionCookie && governing(path).some((op) => op.session === true);
 }
 
 /**
- * The token and revocation endpoints, whose Authorization header holds an OAuth client's own
- * credentials (HTTP Basic, RFC 6749 §2.3.1): the gateway neither reads it as a bearer nor strips it.
+ * The OAuth protocol endpoints (token, revocation), whose Authorization header holds an OAuth
+ * client's own credentials (HTTP Basic, RFC 6749 §2.3.1): the gateway neither reads it as a bearer
+ * nor strips it.
  */
 export function carriesClientCredentials(path: string): boolean {
-  return path === '/api/v1/oauth/token' || path === '/api/v1/oauth/revoke';
+  return declaredAt(path).some((op) => op.protocol === 'oauth');
 }

@@ -1,13 +1,12 @@
 import type { Express } from 'express';
 import { createServiceApp, type HealthOptions } from '@community/http-kit';
 import type { Logger } from '@community/logging';
-import type { Clock, Deps } from './domain/deps';
+import type { TxDeps } from '@community/events';
+import type { Clock } from './domain/clock';
 import type { ViewCounter } from './domain/posts/view-counter';
-import { categoriesRoutes } from './routes/categories.routes';
-import { commentsRoutes } from './routes/comments.routes';
-import { postsRoutes } from './routes/posts.routes';
+import { postsServiceRoutes } from './routes';
 
-export interface AppDeps extends Deps {
+export interface AppDeps extends TxDeps {
   views: ViewCounter;
   logger: Logger;
   internalToken: string;
@@ -24,10 +23,6 @@ export function buildApp(deps: AppDeps): Express {
     internalToken: deps.internalToken,
     health: deps.health,
     publicBaseUrl: deps.publicBaseUrl,
-    routes: (router) => {
-      postsRoutes(router, deps, deps.views);
-      commentsRoutes(router, deps);
-      categoriesRoutes(router, deps);
-    },
+    routes: (router) => postsServiceRoutes(router, deps),
   });
 }

@@ -3,7 +3,7 @@ import { createLogger, type Logger } from '@community/logging';
 import { startDataService, type RunningDataService } from '@community/service-runtime';
 import { buildApp } from './app';
 import type { PostsConfig } from './config';
-import { systemClock, type Clock } from './domain/deps';
+import { systemClock, type Clock } from './domain/clock';
 import { ViewCounter } from './domain/posts/view-counter';
 import { handlers } from './events/consumers';
 

@@ -5,12 +5,12 @@ import {
   loadConfig,
   parseConfig,
   portVar,
+  emptyAsUndefined,
   publicBaseUrlVar,
 } from '@community/config';
 import { email, password, username } from '@community/contracts';
 
-const optional = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess(emptyAsUndefined, schema.optional());
 
 export const usersConfigSchema = z
   .object({

@@ -7,7 +7,7 @@ import { Housekeeping } from './domain/accounts/housekeeping';
 import { UsageTracker } from './domain/keys/usage-tracker';
 import { ensureAdmin } from './domain/users/bootstrap-admin';
 import type { OAuthSettings } from './domain/oauth/oauth-server';
-import { handlers } from './events/consumers';
+import { statsHandlers } from './domain/stats';
 import { accountPages } from './pages';
 
 export const SERVICE = 'users-service';
@@ -38,7 +38,7 @@ export function start(
     service: SERVICE,
     schema: SCHEMA,
     migrationsDir: MIGRATIONS_DIR,
-    handlers,
+    handlers: statsHandlers,
     port: config.USERS_SERVICE_PORT,
     config,
     logger,

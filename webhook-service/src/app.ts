@@ -1,17 +1,14 @@
 import type { Express } from 'express';
 import { createServiceApp, type HealthOptions } from '@community/http-kit';
 import type { Logger } from '@community/logging';
-import type { EndpointDeps } from './domain/endpoints';
-import { webhooksRoutes } from './routes/webhooks.routes';
+import { webhooksRoutes, type WebhooksRouteDeps } from './routes/webhooks.routes';
 
-export interface AppDeps extends EndpointDeps {
+export interface AppDeps extends WebhooksRouteDeps {
   logger: Logger;
   internalToken: string;
   health: HealthOptions;
   /** PUBLIC_BASE_URL, for the pagination links. */
   publicBaseUrl?: string;
-  /** Called after a redelivery is queued, so it goes out at once. */
-  kickDispatcher: () => void;
 }
 
 /** The webhook-service HTTP app; it never listens itself, so tests can mount it on port 0. */
@@ -21,6 +18,6 @@ export function buildApp(deps: AppDeps): Express {
     internalToken: deps.internalToken,
     health: deps.health,
     publicBaseUrl: deps.publicBaseUrl,
-    routes: (router) => webhooksRoutes(router, deps, deps.kickDispatcher),
+    routes: (router) => webhooksRoutes(router, deps),
   });
 }

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { boolVar, dataServiceEnv, loadConfig, parseConfig, portVar } from '@community/config';
+import {
+  boolVar,
+  dataServiceEnv,
+  emptyAsUndefined,
+  loadConfig,
+  parseConfig,
+  portVar,
+} from '@community/config';
 import { decodeSecretsKey } from './domain/secret-box';
 
 export const DEFAULT_RETRY_SCHEDULE = '5,300,1800,7200,18000,36000,36000';
@@ -17,7 +24,7 @@ export const webhookConfigSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolVar(false),
   /** Seconds to wait before each retry; its length is the number of retries after the first attempt. */
   WEBHOOK_RETRY_SCHEDULE: z
-    .preprocess((value) => (value === '' ? undefined : value), z.string().default(DEFAULT_RETRY_SCHEDULE))
+    .preprocess(emptyAsUndefined, z.string().default(DEFAULT_RETRY_SCHEDULE))
     .transform((value, ctx) => {
       const parts = value.split(',').map((part) => part.trim());
       const seconds = parts.map(Number);

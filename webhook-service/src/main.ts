@@ -1,4 +1,4 @@
-import { runService } from '@community/http-kit';
+import { runService } from '@community/service-runtime';
 import { createLogger } from '@community/logging';
 import { readConfig } from './config';
 import { SERVICE, start } from './start';

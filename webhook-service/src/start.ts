@@ -3,7 +3,7 @@ import { createLogger, type Logger } from '@community/logging';
 import { startDataService, type RunningDataService } from '@community/service-runtime';
 import { buildApp } from './app';
 import type { WebhookConfig } from './config';
-import { Dispatcher } from './domain/dispatcher';
+import { Dispatcher } from './delivery/dispatcher';
 import { decodeSecretsKey, SecretBox } from './domain/secret-box';
 import { sealStoredSecrets } from './domain/secrets-at-rest';
 import { fanOutHandlers } from './events/consumers';

@@ -40,7 +40,11 @@ export function loadConfig<S extends z.ZodType>(
   }
 }
 
-const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
+/**
+ * A variable set to the empty string counts as unset (`FOO=` in an env file, `\${FOO:-}` in compose):
+ * for `z.preprocess`, before the default or the check.
+ */
+export const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
 
 /** A URL whose protocol is one of `protocols`, with a default. */
 export function urlVar(protocols: string[], fallback: string) {

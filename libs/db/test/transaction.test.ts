@@ -10,7 +10,7 @@ const application = uniqueName('tx').slice(-40);
 beforeAll(async () => {
   database = await createTestDatabase('tx');
   // No array-type lookup on connect: that query's rejection is the driver's other unhandled fault
-  // (see lostConnectionRejections in http-kit), not what this file is about.
+  // (see lostConnectionRejections in service-runtime), not what this file is about.
   sql = postgres(database.url, {
     max: 8,
     fetch_types: false,

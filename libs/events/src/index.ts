@@ -3,6 +3,6 @@ export { newEventId } from './ids';
 export { topologyNames, declareTopology, type TopologyNames, type TopologyOptions } from './topology';
 export { AmqpConnection, type AmqpConnectionOptions } from './connection';
 export { eventsMigrations } from './migrations';
-export { enqueueEvent, transaction, type TxDeps } from './outbox';
+export { commitWithEvents, enqueueEvent, type TxDeps } from './outbox';
 export { OutboxRelay, type OutboxRelayOptions, type OutboxPending } from './relay';
 export { EventConsumer, type EventHandler, type EventConsumerOptions } from './consumer';

@@ -20,8 +20,12 @@ export interface TxDeps {
   afterCommit: () => void;
 }
 
-/** Runs `work` in one transaction: the change and its outbox events commit together or not at all. */
-export async function transaction<T>(deps: TxDeps, work: (tx: Tx) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` in one transaction, the change and its outbox events committing together or not at
+ * all, then wakes the relay so they go out at once. (`inTransaction` of @community/db is the plain
+ * transaction, with no events and no relay.)
+ */
+export async function commitWithEvents<T>(deps: TxDeps, work: (tx: Tx) => Promise<T>): Promise<T> {
   const result = await inTransaction(deps.sql, work);
   deps.afterCommit();
   return result;

@@ -1,12 +1,20 @@
 export { createServiceApp, type ServiceAppOptions } from './create-app';
 export { parseWith, parseId, toFieldErrors } from './validate';
-export { resource, MethodNotAllowedError, type Handler } from './resource';
+export {
+  assertBound,
+  expressPath,
+  MethodNotAllowedError,
+  operationRoutes,
+  resource,
+  type Handler,
+  type OperationHandlers,
+  type RoutedOperation,
+} from './resource';
 export { sendData, sendCreated, sendPage, linkHeader, type Page } from './envelope';
 export { signIdentity, verifyIdentity, requireActor, IDENTITY_HEADERS } from './identity';
 export { createRegistry, httpMetrics, requestRecorder, routeOf, type RecordRequest } from './metrics';
 export { mountHealth, PROBE_PATHS, type ReadinessCheck, type HealthOptions } from './health';
 export { listen, type RunningServer } from './server';
-export { runService, lostConnectionRejections, type Stoppable } from './lifecycle';
 export { errorHandler, errorReply, notFound, type ErrorReply, type ErrorContext } from './error-handler';
 export { jsonBody, BODY_LIMIT } from './body';
 export { requestId, requestIdField, takeRequestId } from './request-id';

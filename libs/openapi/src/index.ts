@@ -1,6 +1,21 @@
 export { buildOpenApiDocument, type OpenApiDocument, type PathItem } from './document';
-export { OPERATIONS } from './operations';
-export { errorStatuses, TAGS, type Method, type OperationSpec, type Tag } from './operation';
+export {
+  GATEWAY_OPERATIONS,
+  OAUTH_OPERATIONS,
+  OPERATIONS,
+  POST_OPERATIONS,
+  USER_OPERATIONS,
+  WEBHOOK_OPERATIONS,
+} from './operations';
+export {
+  API_BASE,
+  errorStatuses,
+  operationPath,
+  TAGS,
+  type Method,
+  type OperationSpec,
+  type Tag,
+} from './operation';
 export {
   EVENT_EXAMPLES,
   REQUEST_EXAMPLES,

@@ -84,3 +84,11 @@ export function errorStatuses(op: OperationSpec): number[] {
   for (const status of op.errors ?? []) statuses.add(status);
   return [...statuses].sort((a, b) => a - b);
 }
+
+/** The API's base path: every operation's path is under it unless it names its own `server`. */
+export const API_BASE = '/api/v1';
+
+/** The full path of an operation at the gateway: under its own server (e.g. the root) or `/api/v1`. */
+export function operationPath(op: Pick<OperationSpec, 'path' | 'server'>): string {
+  return `${op.server ? op.server.url.replace(/\/$/, '') : API_BASE}${op.path}`;
+}

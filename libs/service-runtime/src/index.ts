@@ -139,4 +139,5 @@ export async function startDataService(spec: DataServiceSpec): Promise<RunningDa
   };
 }
 export { PendingBatch, type PendingBatchOptions } from './pending-batch';
-export { applyMigrations, runMigrations, type MigrationRun } from './migrations';
+export { applyMigrations, runMigrations, type ServiceSchema } from './migrations';
+export { runService, lostConnectionRejections, type Stoppable } from './lifecycle';

@@ -1,7 +1,7 @@
 import { START_COMMANDS, unreachableError } from '@community/config';
 import { createDb, ensureDatabase, loadMigrations, migrate, type Sql } from '@community/db';
 import { eventsMigrations } from '@community/events';
-import type { Logger } from '@community/logging';
+import { createLogger } from '@community/logging';
 
 /** Applies a service's pending migrations into its schema: the outbox/inbox tables, then its own files. */
 export function applyMigrations(sql: Sql, schema: string, migrationsDir: string): Promise<string[]> {
@@ -15,12 +15,11 @@ export async function ensureServiceDatabase(databaseUrl: string): Promise<void> 
   });
 }
 
-export interface MigrationRun {
+/** What a service's schema is made of: its name, its schema, its migration files. */
+export interface ServiceSchema {
   service: string;
   schema: string;
   migrationsDir: string;
-  databaseUrl: string;
-  logger: Logger;
 }
 
 /**
@@ -28,13 +27,16 @@ export interface MigrationRun {
  * the pending migrations and exits 0, or prints one line and exits 1. Starting the service applies
  * them too, under the same lock, so running both is safe.
  */
-export function runMigrations(run: MigrationRun): void {
-  const { service, schema, logger } = run;
+export function runMigrations(
+  { service, schema, migrationsDir }: ServiceSchema,
+  config: { DATABASE_URL: string; LOG_LEVEL: string },
+): void {
+  const logger = createLogger({ service, level: config.LOG_LEVEL });
   (async () => {
-    await ensureServiceDatabase(run.databaseUrl);
-    const sql = createDb(run.databaseUrl, { schema, max: 1 });
+    await ensureServiceDatabase(config.DATABASE_URL);
+    const sql = createDb(config.DATABASE_URL, { schema, max: 1 });
     try {
-      const applied = await applyMigrations(sql, schema, run.migrationsDir);
+      const applied = await applyMigrations(sql, schema, migrationsDir);
       logger.info({ applied }, applied.length ? 'migrations applied' : 'migrations up to date');
     } finally {
       await sql.end({ timeout: 5 });

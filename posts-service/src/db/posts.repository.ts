@@ -185,3 +185,11 @@ export async function likeCount(db: Db, postId: number): Promise<number> {
   const [row] = await db<{ likes: number }[]>`select likes from posts where id = ${postId}`;
   return row?.likes ?? 0;
 }
+
+/** Adds counted views to their posts, in one statement: views by post id. */
+export async function addViews(db: Db, views: ReadonlyMap<number, number>): Promise<void> {
+  await db`
+    update posts p set views = p.views + v.n
+    from unnest(${[...views.keys()]}::int[], ${[...views.values()]}::int[]) as v(id, n)
+    where p.id = v.id`;
+}

@@ -9,23 +9,27 @@ import {
 } from '@community/contracts';
 import type { Page } from '@community/http-kit';
 import * as repo from '../db/categories.repository';
-import { transaction, type Deps } from './deps';
-import { assertAdmin } from './permissions';
+import { commitWithEvents, type TxDeps } from '@community/events';
+import { assertAdmin } from '@community/contracts';
 import { toCategory } from './representations';
 import { slugify } from './slug';
 
-export async function listCategories(deps: Deps, page: number, limit: number): Promise<Page<Category>> {
+export async function listCategories(deps: TxDeps, page: number, limit: number): Promise<Page<Category>> {
   const { rows, total } = await repo.listCategories(deps.sql, limit, (page - 1) * limit);
   return { items: rows.map(toCategory), totalItems: total, page, limit };
 }
 
-export async function readCategory(deps: Deps, id: number): Promise<Category> {
+export async function readCategory(deps: TxDeps, id: number): Promise<Category> {
   const row = await repo.findCategory(deps.sql, id);
   if (!row) throw new NotFoundError('category');
   return toCategory(row);
 }
 
-export async function createCategory(deps: Deps, actor: Actor, body: CreateCategoryBody): Promise<Category> {
+export async function createCategory(
+  deps: TxDeps,
+  actor: Actor,
+  body: CreateCategoryBody,
+): Promise<Category> {
   assertAdmin(actor, 'create categories');
   const slug = body.slug ?? slugify(body.name, 'category', 60);
   const row = await slugUnique(slug, () =>
@@ -35,7 +39,7 @@ export async function createCategory(deps: Deps, actor: Actor, body: CreateCateg
 }
 
 export async function updateCategory(
-  deps: Deps,
+  deps: TxDeps,
   actor: Actor,
   id: number,
   body: UpdateCategoryBody,
@@ -52,12 +56,12 @@ export async function updateCategory(
 
 /** A category that still holds live posts cannot go: move or delete them first. */
 export async function deleteCategory(
-  deps: Deps,
+  deps: TxDeps,
   actor: Actor,
   id: number,
 ): Promise<{ id: number; deleted: true }> {
   assertAdmin(actor, 'delete categories');
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     const row = await repo.findCategory(tx, id, { forUpdate: true });
     if (!row) throw new NotFoundError('category');
     if (row.postCount > 0) {

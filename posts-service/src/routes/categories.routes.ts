@@ -1,13 +1,12 @@
-import type { Router } from 'express';
 import { createCategoryBody, listCategoriesQuery, updateCategoryBody } from '@community/contracts';
 import {
   parseId,
   parseWith,
   requireActor,
-  resource,
   sendCreated,
   sendData,
   sendPage,
+  type OperationHandlers,
 } from '@community/http-kit';
 import {
   createCategory,
@@ -16,15 +15,16 @@ import {
   readCategory,
   updateCategory,
 } from '../domain/categories';
-import type { Deps } from '../domain/deps';
+import type { TxDeps } from '@community/events';
 
-export function categoriesRoutes(router: Router, deps: Deps): void {
-  resource(router, '/categories', {
-    get: async (req, res) => {
+/** The handlers of the category operations in `POST_OPERATIONS` (libs/openapi), by operation id. */
+export function categoriesHandlers(deps: TxDeps): OperationHandlers {
+  return {
+    listCategories: async (req, res) => {
       const { page, limit } = parseWith(listCategoriesQuery, req.query);
       sendPage(req, res, await listCategories(deps, page, limit));
     },
-    post: async (req, res) => {
+    createCategory: async (req, res) => {
       const category = await createCategory(
         deps,
         requireActor(res.locals),
@@ -32,18 +32,16 @@ export function categoriesRoutes(router: Router, deps: Deps): void {
       );
       sendCreated(res, category, `/api/v1/categories/${category.id}`);
     },
-  });
-
-  resource(router, '/categories/:id', {
-    get: async (req, res) => sendData(res, await readCategory(deps, parseId(req.params.id, 'category'))),
-    put: async (req, res) => {
+    getCategory: async (req, res) =>
+      sendData(res, await readCategory(deps, parseId(req.params.id, 'category'))),
+    updateCategory: async (req, res) => {
       const id = parseId(req.params.id, 'category');
       sendData(
         res,
         await updateCategory(deps, requireActor(res.locals), id, parseWith(updateCategoryBody, req.body)),
       );
     },
-    delete: async (req, res) =>
+    deleteCategory: async (req, res) =>
       sendData(res, await deleteCategory(deps, requireActor(res.locals), parseId(req.params.id, 'category'))),
-  });
+  };
 }

@@ -1,29 +1,30 @@
-import type { Request, Router } from 'express';
+import type { Request } from 'express';
 import { createCommentBody, listCommentsQuery, updateCommentBody } from '@community/contracts';
 import {
   parseId,
   parseWith,
   publicBase,
   requireActor,
-  resource,
   sendCreated,
   sendData,
   sendPage,
+  type OperationHandlers,
 } from '@community/http-kit';
 import { deleteComment, setCommentLike, updateComment } from '../domain/comments/change-comment';
 import { createComment } from '../domain/comments/create-comment';
 import { listComments, readComment } from '../domain/comments/read-comments';
-import type { Deps } from '../domain/deps';
+import type { TxDeps } from '@community/events';
 
-export function commentsRoutes(router: Router, deps: Deps & { publicBaseUrl?: string }): void {
+/** The handlers of the comment operations in `POST_OPERATIONS` (libs/openapi), by operation id. */
+export function commentsHandlers(deps: TxDeps & { publicBaseUrl?: string }): OperationHandlers {
   const base = (req: Request) => publicBase(req, deps.publicBaseUrl);
-  resource(router, '/posts/:id/comments', {
-    get: async (req, res) => {
+  return {
+    listComments: async (req, res) => {
       const postId = parseId(req.params.id, 'post');
       const query = parseWith(listCommentsQuery, req.query);
       sendPage(req, res, await listComments(deps, postId, query, base(req)), query);
     },
-    post: async (req, res) => {
+    createComment: async (req, res) => {
       const postId = parseId(req.params.id, 'post');
       const comment = await createComment(
         deps,
@@ -34,12 +35,9 @@ export function commentsRoutes(router: Router, deps: Deps & { publicBaseUrl?: st
       );
       sendCreated(res, comment, `/api/v1/comments/${comment.id}`);
     },
-  });
-
-  resource(router, '/comments/:id', {
-    get: async (req, res) =>
+    getComment: async (req, res) =>
       sendData(res, await readComment(deps, parseId(req.params.id, 'comment'), base(req))),
-    put: async (req, res) => {
+    updateComment: async (req, res) => {
       const id = parseId(req.params.id, 'comment');
       sendData(
         res,
@@ -52,20 +50,17 @@ export function commentsRoutes(router: Router, deps: Deps & { publicBaseUrl?: st
         ),
       );
     },
-    delete: async (req, res) =>
+    deleteComment: async (req, res) =>
       sendData(res, await deleteComment(deps, requireActor(res.locals), parseId(req.params.id, 'comment'))),
-  });
-
-  resource(router, '/comments/:id/like', {
-    post: async (req, res) =>
+    likeComment: async (req, res) =>
       sendData(
         res,
         await setCommentLike(deps, requireActor(res.locals), parseId(req.params.id, 'comment'), true),
       ),
-    delete: async (req, res) =>
+    unlikeComment: async (req, res) =>
       sendData(
         res,
         await setCommentLike(deps, requireActor(res.locals), parseId(req.params.id, 'comment'), false),
       ),
-  });
+  };
 }

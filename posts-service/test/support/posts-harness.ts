@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createDb, type Sql } from '@community/db';
 import { actor, apiClient, serviceSandbox, testInfra } from '@community/test-harness';
 import { parsePostsConfig, type PostsConfig } from '../../src/config';
-import type { Clock } from '../../src/domain/deps';
+import type { Clock } from '../../src/domain/clock';
 import { SCHEMA, SERVICE, start } from '../../src/start';
 
 export interface PostsHarness {

@@ -1,6 +1,12 @@
-import type { Actor, Role, Scope } from '@community/contracts';
-import { effectiveScopes } from '@community/contracts';
-import { assertAdmin, assertCanChange, assertModerator } from '../../src/domain/permissions';
+import {
+  assertAdmin,
+  assertCanChange,
+  assertModerator,
+  effectiveScopes,
+  type Actor,
+  type Role,
+  type Scope,
+} from '@community/contracts';
 
 const as = (role: Role, scopes: Scope[], userId = 1): Actor => ({
   userId,

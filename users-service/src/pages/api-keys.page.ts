@@ -1,18 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import type { Request, Response, Router } from 'express';
-import { createKeyBody, ROLE_SCOPES, ValidationError } from '@community/contracts';
+import { createKeyBody, ValidationError } from '@community/contracts';
 import type { TxDeps } from '@community/events';
 import { parseId, parseWith, resource } from '@community/http-kit';
 import type { Session } from '../domain/accounts/sessions';
 import { createKey, DEFAULT_KEY_SCOPES, listKeys, revokeKey } from '../domain/keys/manage-keys';
 import { apiKeysMain, type KeyFormValues, type KeysView } from './api-keys.view';
-import { assertSessionCsrf } from './csrf';
+import { assertSessionCsrf, sessionActor } from '../routes/session';
 import { formValue, formValues } from './forms';
 import { API_PAGE, renderPage } from './layout';
 import { toProblem } from './problems';
-import { useFormToken } from '../db/form-tokens.repository';
-import { sha256 } from '../domain/accounts/secret-hash';
-import { sessionOrLogin } from './session';
+import { firstSubmission } from '../domain/accounts/form-once';
+import { sessionOrLogin } from './navigation';
 
 const DEFAULT_FORM: KeyFormValues = { name: '', scopes: DEFAULT_KEY_SCOPES, expires_at: '' };
 
@@ -53,7 +52,7 @@ async function generate(deps: TxDeps, req: Request, res: Response, session: Sess
     expires_at: formValue(req.body, 'expires_at'),
   };
   const once = formValue(req.body, '_once');
-  if (!/^[\w-]{16,64}$/.test(once) || !(await useFormToken(deps.sql, sha256(once)))) {
+  if (!(await firstSubmission(deps.sql, once))) {
     // A reload or a second click of the same form: the key it made is listed, and not shown again.
     const notice =
       'This form was already sent: the key it created is in the list below, and it is not shown again.';
@@ -61,9 +60,7 @@ async function generate(deps: TxDeps, req: Request, res: Response, session: Sess
     return;
   }
   try {
-    // A session may grant whatever the user's role allows, as on the key API.
-    const creator = { userId: session.userId, scopes: new Set(ROLE_SCOPES[session.role]), expiresAt: null };
-    const newKey = await createKey(deps, creator, keyBody(form));
+    const newKey = await createKey(deps, sessionActor(session), keyBody(form));
     // Rendered in this response and nowhere else: no redirect, no URL, no cache.
     await showPage(deps, res, 201, { session, form: DEFAULT_FORM, newKey });
   } catch (err) {

@@ -11,13 +11,12 @@ import {
 } from '../domain/oauth/authorization-request';
 import type { OAuthUser } from '../domain/oauth/oauth-model';
 import { oauthServer, type OAuthDeps } from '../domain/oauth/oauth-server';
-import { currentSession } from '../routes/credentials';
+import { assertSessionCsrf, currentSession } from '../routes/session';
 import { CONSENT_PAGE, consentMain } from './consent.view';
-import { assertSessionCsrf } from './csrf';
 import { formValue } from './forms';
 import { allowFormRedirectTo } from './headers';
 import { renderPage } from './layout';
-import { loginUrl } from './session';
+import { loginUrl } from './navigation';
 
 const consentUrl = (params: AuthorizationParams) =>
   `${CONSENT_PAGE}?${new URLSearchParams(params as Record<string, string>).toString()}`;

@@ -3,7 +3,7 @@ import { AppError, ERROR_STATUS, NotFoundError } from '@community/contracts';
 import { isConnectionError } from '@community/db';
 import { MethodNotAllowedError } from '@community/http-kit';
 import type { Logger } from '@community/logging';
-import { CsrfError } from './csrf';
+import { CsrfError } from '../routes/session';
 import { html } from './html';
 import { renderPage } from './layout';
 

@@ -1,7 +1,7 @@
 import type { Router } from 'express';
 import { resource } from '@community/http-kit';
 import type { Logger } from '@community/logging';
-import { currentSession } from '../routes/credentials';
+import { currentSession } from '../routes/session';
 import type { OAuthDeps } from '../domain/oauth/oauth-server';
 import { apiKeysPages } from './api-keys.page';
 import { consentPage } from './consent.page';

@@ -2,14 +2,20 @@ import type { Request, Response, Router } from 'express';
 import type { TxDeps } from '@community/events';
 import { resource } from '@community/http-kit';
 import { login, logout } from '../domain/accounts/sessions';
-import { currentSession, sessionToken } from '../routes/credentials';
-import { clearSessionCookie, setSessionCookie } from './cookies';
-import { anonymousCsrfToken, assertAnonymousCsrf, assertSessionCsrf } from './csrf';
+import {
+  anonymousCsrfToken,
+  assertAnonymousCsrf,
+  assertSessionCsrf,
+  clearSessionCookie,
+  currentSession,
+  sessionToken,
+  setSessionCookie,
+} from '../routes/session';
 import { csrfInput, formAlert, formValue, inputField } from './forms';
 import { html } from './html';
 import { LOGIN_PAGE, renderPage } from './layout';
 import { toProblem, type Problem } from './problems';
-import { clientIp, safeNext } from './session';
+import { clientIp, safeNext } from './navigation';
 
 function showForm(
   req: Request,

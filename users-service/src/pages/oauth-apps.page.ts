@@ -6,14 +6,13 @@ import { parseId, parseWith, resource } from '@community/http-kit';
 import type { Session } from '../domain/accounts/sessions';
 import { listAuthorizedApps, withdrawGrant } from '../domain/oauth/authorized-apps';
 import { deleteApp, listApps, registerApp, rotateSecret } from '../domain/oauth/manage-apps';
-import { useFormToken } from '../db/form-tokens.repository';
-import { sha256 } from '../domain/accounts/secret-hash';
-import { assertSessionCsrf } from './csrf';
+import { firstSubmission } from '../domain/accounts/form-once';
+import { assertSessionCsrf } from '../routes/session';
 import { formValue } from './forms';
 import { APPS_PAGE, renderPage } from './layout';
 import { appsMain, type AppFormValues, type AppsView } from './oauth-apps.view';
 import { toProblem } from './problems';
-import { sessionOrLogin } from './session';
+import { sessionOrLogin } from './navigation';
 
 const NOTICES = new Map([
   ['deleted', 'The app was deleted; its tokens no longer work.'],
@@ -60,7 +59,7 @@ async function register(deps: TxDeps, req: Request, res: Response, session: Sess
     client_type: formValue(req.body, 'client_type') || 'confidential',
   };
   const once = formValue(req.body, '_once');
-  if (!/^[\w-]{16,64}$/.test(once) || !(await useFormToken(deps.sql, sha256(once)))) {
+  if (!(await firstSubmission(deps.sql, once))) {
     const notice = 'This form was already sent: the app it registered is listed below.';
     return showPage(deps, res, 409, { session, notice });
   }

@@ -4,14 +4,12 @@ import type { TxDeps } from '@community/events';
 import { parseWith, resource } from '@community/http-kit';
 import { login, logout } from '../domain/accounts/sessions';
 import { registerUser } from '../domain/users/register';
-import { sessionToken } from '../routes/credentials';
-import { setSessionCookie } from './cookies';
-import { anonymousCsrfToken, assertAnonymousCsrf } from './csrf';
+import { anonymousCsrfToken, assertAnonymousCsrf, sessionToken, setSessionCookie } from '../routes/session';
 import { csrfInput, formAlert, formValue, inputField } from './forms';
 import { html } from './html';
 import { API_PAGE, LOGIN_PAGE, renderPage } from './layout';
 import { toProblem, type Problem } from './problems';
-import { clientIp } from './session';
+import { clientIp } from './navigation';
 
 /** What the form shows again after a refusal: everything but the password. */
 interface RegisterValues {

@@ -5,12 +5,12 @@ import { parseWith, publicBase, resource } from '@community/http-kit';
 import type { Session } from '../domain/accounts/sessions';
 import { readMe } from '../domain/users/read-users';
 import { updateMe } from '../domain/users/update-me';
-import { assertSessionCsrf } from './csrf';
+import { assertSessionCsrf, sessionActor } from '../routes/session';
 import { csrfInput, formAlert, formValue, inputField, textareaField } from './forms';
 import { html } from './html';
 import { renderPage, SETTINGS_PAGE } from './layout';
 import { toProblem, type Problem } from './problems';
-import { sessionOrLogin } from './session';
+import { sessionOrLogin } from './navigation';
 
 interface ProfileValues {
   display_name: string;
@@ -95,7 +95,7 @@ export function settingsPage(router: Router, deps: SettingsDeps): void {
       };
       try {
         const body = parseWith(updateMeBody, { ...values, avatar: values.avatar.trim() || null });
-        await updateMe(deps, session.userId, body, publicBase(req, deps.publicBaseUrl));
+        await updateMe(deps, sessionActor(session), body, publicBase(req, deps.publicBaseUrl));
       } catch (err) {
         const problem = toProblem(err, res);
         if (!problem) throw err;

@@ -1,5 +1,4 @@
-import type { Router } from 'express';
-import { parseId, resource } from '@community/http-kit';
+import { parseId, type OperationHandlers } from '@community/http-kit';
 import { DEFAULT_AVATAR_SVG } from '../domain/users/default-avatar';
 
 /**
@@ -8,9 +7,9 @@ import { DEFAULT_AVATAR_SVG } from '../domain/users/default-avatar';
  * that could carry script: the CSP allows nothing (sandboxed, no sources) and nosniff keeps
  * browsers from reading it as anything but an image.
  */
-export function avatarRoutes(router: Router): void {
-  resource(router, '/:id.svg', {
-    get: (req, res) => {
+export function avatarHandlers(): OperationHandlers {
+  return {
+    getDefaultAvatar: (req, res) => {
       parseId(req.params.id, 'avatar');
       res.setHeader('Content-Type', 'image/svg+xml');
       res.setHeader('Cache-Control', 'public, max-age=86400');
@@ -18,5 +17,5 @@ export function avatarRoutes(router: Router): void {
       res.setHeader('X-Content-Type-Options', 'nosniff');
       res.status(200).send(DEFAULT_AVATAR_SVG);
     },
-  });
+  };
 }

@@ -6,12 +6,12 @@ import { resolveKey } from '../domain/keys/resolve-key';
 import type { UsageTracker } from '../domain/keys/usage-tracker';
 
 /** For the gateway only: served under /internal, which the gateway never routes from outside. */
-export function internalRoutes(router: Router, sql: Sql, usage: UsageTracker): void {
+export function internalRoutes(router: Router, deps: { sql: Sql; usage: UsageTracker }): void {
   resource(router, '/keys/resolve', {
     post: async (req, res) => {
       const { key_hash } = parseWith(resolveKeyBody, req.body);
       res.setHeader('Cache-Control', 'no-store');
-      sendData(res, await resolveKey(sql, usage, key_hash));
+      sendData(res, await resolveKey(deps.sql, deps.usage, key_hash));
     },
   });
 
@@ -19,7 +19,7 @@ export function internalRoutes(router: Router, sql: Sql, usage: UsageTracker): v
   resource(router, '/keys/usage', {
     post: async (req, res) => {
       const { used } = parseWith(keyUsageBody, req.body);
-      for (const { key_id, at } of used) usage.touch(key_id, new Date(at));
+      for (const { key_id, at } of used) deps.usage.touch(key_id, new Date(at));
       sendData(res, { recorded: used.length });
     },
   });

@@ -1,4 +1,4 @@
-import type { Request, Router } from 'express';
+import type { Request } from 'express';
 import { Request as OAuthRequest, Response as OAuthResponse } from '@node-oauth/oauth2-server';
 import {
   authorizationServerMetadata,
@@ -6,21 +6,28 @@ import {
   type RevocationResult,
   type TokenResponse,
 } from '@community/contracts';
-import { resource, sendData } from '@community/http-kit';
+import { sendData, type OperationHandlers } from '@community/http-kit';
 import type { Logger } from '@community/logging';
 import { plainBasic } from '../domain/oauth/client-credentials';
 import { oauthServer, type OAuthDeps } from '../domain/oauth/oauth-server';
 import { revokePresentedToken } from '../domain/oauth/revoke-presented-token';
-import { formParams, oauthErrors } from './oauth-errors';
+import { formParams } from './oauth-errors';
 
 export interface OAuthProtocolDeps extends OAuthDeps {
   logger: Logger;
 }
 
-/** POST /api/v1/oauth/token (RFC 6749 §3.2): the library runs the grant; answers are never cached. */
-export function tokenEndpoint(router: Router, deps: OAuthProtocolDeps): void {
-  resource(router, '/', {
-    post: async (req, res) => {
+// The Host header, not X-Forwarded-Host: a client can add the latter to what the gateway forwards.
+const issuerOf = (req: Request, configured?: string) => configured ?? `${req.protocol}://${req.get('host')}`;
+
+/**
+ * The handlers of the OAuth protocol operations in `OAUTH_OPERATIONS` (libs/openapi): each is mounted
+ * on its own path, with form bodies and RFC wire formats (routes/index.ts).
+ */
+export function protocolHandlers(deps: OAuthProtocolDeps): OperationHandlers {
+  return {
+    // RFC 6749 §3.2: the library runs the grant; answers are never cached.
+    token: async (req, res) => {
       const headers = { ...req.headers } as Record<string, string>;
       if (headers.authorization) headers.authorization = plainBasic(headers.authorization)!;
       const request = new OAuthRequest({
@@ -38,33 +45,18 @@ export function tokenEndpoint(router: Router, deps: OAuthProtocolDeps): void {
       res.setHeader('Pragma', 'no-cache');
       res.status(200).json(body);
     },
-  });
-  router.use(oauthErrors(deps.logger));
-}
-
-/** POST /api/v1/oauth/revoke (RFC 7009): 200 whether or not the token was still live. */
-export function revocationEndpoint(router: Router, deps: OAuthProtocolDeps): void {
-  resource(router, '/', {
-    post: async (req, res) => {
+    // RFC 7009: 200 whether or not the token was still live.
+    revokeToken: async (req, res) => {
       await revokePresentedToken(deps, req.headers.authorization, formParams(req));
       res.setHeader('Cache-Control', 'no-store');
       sendData(res, {} satisfies RevocationResult);
     },
-  });
-  router.use(oauthErrors(deps.logger));
-}
-
-// The Host header, not X-Forwarded-Host: a client can add the latter to what the gateway forwards.
-const issuerOf = (req: Request, configured?: string) => configured ?? `${req.protocol}://${req.get('host')}`;
-
-/** GET /.well-known/oauth-authorization-server (RFC 8414), so clients configure themselves. */
-export function metadataEndpoint(router: Router, deps: OAuthProtocolDeps): void {
-  resource(router, '/', {
-    get: (req, res) => {
+    // RFC 8414, so clients configure themselves.
+    getAuthorizationServerMetadata: (req, res) => {
       const issuer = issuerOf(req, deps.oauth.issuer);
       // A document derived from request headers must not land in a shared cache for others to read.
       res.setHeader('Cache-Control', deps.oauth.issuer ? 'public, max-age=300' : 'no-store');
       res.json(authorizationServerMetadata(issuer));
     },
-  });
+  };
 }

@@ -1,4 +1,4 @@
-import { safeNext } from '../../src/pages/session';
+import { safeNext } from '../../src/pages/navigation';
 
 describe('where login goes next', () => {
   it.each([

@@ -27,8 +27,13 @@ export async function findEndpoint(db: Db, userId: number, id: number, opts: { f
   return row ?? null;
 }
 
-export async function countEndpoints(db: Db, userId: number): Promise<number> {
-  const [row] = await db<
+/**
+ * A user's live endpoints, counted under a lock of that user's creations (until the transaction
+ * ends), so two at once cannot both pass the limit.
+ */
+export async function countEndpointsLocked(tx: Db, userId: number): Promise<number> {
+  await tx`select pg_advisory_xact_lock(hashtext('webhooks:' || ${userId}))`;
+  const [row] = await tx<
     { n: number }[]
   >`select count(*)::int as n from endpoints where user_id = ${userId} and deleted_at is null`;
   return row?.n ?? 0;

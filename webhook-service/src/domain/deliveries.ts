@@ -6,7 +6,7 @@ import {
   type Delivery,
   type ListDeliveriesQuery,
 } from '@community/contracts';
-import { transaction, type TxDeps } from '@community/events';
+import { commitWithEvents, type TxDeps } from '@community/events';
 import type { Page } from '@community/http-kit';
 import * as repo from '../db/deliveries.repository';
 import type { DeliveryRow } from '../db/rows';
@@ -47,7 +47,7 @@ export async function redeliver(
 ): Promise<Delivery> {
   const endpoint = await readEndpoint(deps, actor, endpointId);
   if (!endpoint.enabled) throw new ConflictError('this endpoint is disabled; enable it before redelivering');
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     const delivery = await repo.findDelivery(tx, endpointId, deliveryId);
     if (!delivery) throw new NotFoundError('delivery');
     return toDelivery(await repo.requeue(tx, deliveryId));

@@ -11,7 +11,7 @@ import {
   type UpdateWebhookBody,
   type Webhook,
 } from '@community/contracts';
-import { transaction, type TxDeps } from '@community/events';
+import { commitWithEvents, type TxDeps } from '@community/events';
 import { cancelPending } from '../db/deliveries.repository';
 import * as repo from '../db/endpoints.repository';
 import type { EndpointRow } from '../db/rows';
@@ -52,10 +52,8 @@ export async function createEndpoint(deps: EndpointDeps, actor: Actor, body: Cre
   assertScope(actor, 'webhooks');
   await assertDeliverableUrl(deps, body.url);
   const secret = newSecret();
-  const row = await transaction(deps, async (tx) => {
-    // Serialise creations of one user so two at once cannot both pass the limit.
-    await tx`select pg_advisory_xact_lock(hashtext('webhooks:' || ${actor.userId}))`;
-    if ((await repo.countEndpoints(tx, actor.userId)) >= MAX_WEBHOOKS_PER_USER) {
+  const row = await commitWithEvents(deps, async (tx) => {
+    if ((await repo.countEndpointsLocked(tx, actor.userId)) >= MAX_WEBHOOKS_PER_USER) {
       throw new ConflictError(
         `you already have ${MAX_WEBHOOKS_PER_USER} webhook endpoints; delete one first`,
       );
@@ -72,6 +70,13 @@ export async function createEndpoint(deps: EndpointDeps, actor: Actor, body: Cre
   return { ...toWebhook(row), secret };
 }
 
+/** A page of the caller's own endpoints. */
+export async function listOwnEndpoints(deps: TxDeps, actor: Actor, page: number, limit: number) {
+  assertScope(actor, 'webhooks');
+  const { rows, total } = await repo.listEndpoints(deps.sql, actor.userId, limit, (page - 1) * limit);
+  return { items: rows.map(toWebhook), totalItems: total, page, limit };
+}
+
 export async function readEndpoint(deps: TxDeps, actor: Actor, id: number): Promise<EndpointRow> {
   assertScope(actor, 'webhooks');
   const row = await repo.findEndpoint(deps.sql, actor.userId, id);
@@ -85,7 +90,7 @@ export async function updateEndpoint(deps: EndpointDeps, actor: Actor, id: numbe
     throw ValidationError.single('body', 'required', 'body must contain at least one field to change');
   }
   if (body.url !== undefined) await assertDeliverableUrl(deps, body.url);
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     if (!(await repo.findEndpoint(tx, actor.userId, id, { forUpdate: true })))
       throw new NotFoundError('webhook');
     const row = await repo.updateEndpoint(tx, id, body);
@@ -97,7 +102,7 @@ export async function updateEndpoint(deps: EndpointDeps, actor: Actor, id: numbe
 
 export async function deleteEndpoint(deps: TxDeps, actor: Actor, id: number) {
   assertScope(actor, 'webhooks');
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     if (!(await repo.findEndpoint(tx, actor.userId, id, { forUpdate: true })))
       throw new NotFoundError('webhook');
     await repo.softDeleteEndpoint(tx, id);
@@ -109,7 +114,7 @@ export async function deleteEndpoint(deps: TxDeps, actor: Actor, id: number) {
 /** A new secret; the old one (still sealed) keeps signing beside it for 24 h so receivers can switch over. */
 export async function rotateEndpointSecret(deps: EndpointDeps, actor: Actor, id: number) {
   assertScope(actor, 'webhooks');
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     if (!(await repo.findEndpoint(tx, actor.userId, id, { forUpdate: true })))
       throw new NotFoundError('webhook');
     const secret = newSecret();

@@ -1,6 +1,5 @@
 import type { Router } from 'express';
 import {
-  assertScope,
   createWebhookBody,
   listDeliveriesQuery,
   paginationQuery,
@@ -10,36 +9,42 @@ import {
   parseId,
   parseWith,
   requireActor,
-  resource,
   sendCreated,
   sendData,
   sendPage,
+  operationRoutes,
+  type OperationHandlers,
 } from '@community/http-kit';
+import { WEBHOOK_OPERATIONS } from '@community/openapi';
 import { z } from 'zod';
 import { listDeliveries, redeliver } from '../domain/deliveries';
 import {
   createEndpoint,
   deleteEndpoint,
+  listOwnEndpoints,
   readEndpoint,
   rotateEndpointSecret,
   toWebhook,
   updateEndpoint,
   type EndpointDeps,
 } from '../domain/endpoints';
-import { listEndpoints } from '../db/endpoints.repository';
 
 const listQuery = z.object({ ...paginationQuery });
 
-export function webhooksRoutes(router: Router, deps: EndpointDeps, onRedeliver: () => void): void {
-  resource(router, '/webhooks', {
-    get: async (req, res) => {
+export interface WebhooksRouteDeps extends EndpointDeps {
+  /** Called after a redelivery is queued, so it goes out at once. */
+  kickDispatcher: () => void;
+}
+
+/** The handlers of `WEBHOOK_OPERATIONS` (libs/openapi), by operation id. */
+function webhooksHandlers(deps: WebhooksRouteDeps): OperationHandlers {
+  return {
+    listWebhooks: async (req, res) => {
       const actor = requireActor(res.locals);
       const { page, limit } = parseWith(listQuery, req.query);
-      assertScope(actor, 'webhooks');
-      const { rows, total } = await listEndpoints(deps.sql, actor.userId, limit, (page - 1) * limit);
-      sendPage(req, res, { items: rows.map(toWebhook), totalItems: total, page, limit });
+      sendPage(req, res, await listOwnEndpoints(deps, actor, page, limit));
     },
-    post: async (req, res) => {
+    createWebhook: async (req, res) => {
       const created = await createEndpoint(
         deps,
         requireActor(res.locals),
@@ -47,48 +52,41 @@ export function webhooksRoutes(router: Router, deps: EndpointDeps, onRedeliver: 
       );
       sendCreated(res, created, `/api/v1/webhooks/${created.id}`);
     },
-  });
-
-  resource(router, '/webhooks/:id', {
-    get: async (req, res) =>
+    getWebhook: async (req, res) =>
       sendData(
         res,
         toWebhook(await readEndpoint(deps, requireActor(res.locals), parseId(req.params.id, 'webhook'))),
       ),
-    put: async (req, res) => {
+    updateWebhook: async (req, res) => {
       const id = parseId(req.params.id, 'webhook');
       sendData(
         res,
         await updateEndpoint(deps, requireActor(res.locals), id, parseWith(updateWebhookBody, req.body)),
       );
     },
-    delete: async (req, res) =>
+    deleteWebhook: async (req, res) =>
       sendData(res, await deleteEndpoint(deps, requireActor(res.locals), parseId(req.params.id, 'webhook'))),
-  });
-
-  resource(router, '/webhooks/:id/rotate-secret', {
-    post: async (req, res) =>
+    rotateWebhookSecret: async (req, res) =>
       sendData(
         res,
         await rotateEndpointSecret(deps, requireActor(res.locals), parseId(req.params.id, 'webhook')),
       ),
-  });
-
-  resource(router, '/webhooks/:id/deliveries', {
-    get: async (req, res) => {
+    listWebhookDeliveries: async (req, res) => {
       const id = parseId(req.params.id, 'webhook');
       const query = parseWith(listDeliveriesQuery, req.query);
       sendPage(req, res, await listDeliveries(deps, requireActor(res.locals), id, query), query);
     },
-  });
-
-  resource(router, '/webhooks/:id/deliveries/:deliveryId/redeliver', {
-    post: async (req, res) => {
+    redeliverWebhookDelivery: async (req, res) => {
       const id = parseId(req.params.id, 'webhook');
-      const deliveryId = parseId(req.params.deliveryId, 'delivery');
+      const deliveryId = parseId(req.params.delivery_id, 'delivery');
       const delivery = await redeliver(deps, requireActor(res.locals), id, deliveryId);
-      onRedeliver();
+      deps.kickDispatcher();
       sendData(res, delivery);
     },
-  });
+  };
+}
+
+/** Every public route of webhook-service: the operations of its table, each bound to its handler. */
+export function webhooksRoutes(router: Router, deps: WebhooksRouteDeps): void {
+  operationRoutes(router, WEBHOOK_OPERATIONS, webhooksHandlers(deps));
 }

@@ -1,13 +1,17 @@
 import type { OperationSpec } from '../operation';
+import { GATEWAY_OPERATIONS } from './gateway';
 import { OAUTH_OPERATIONS } from './oauth';
 import { POST_OPERATIONS } from './posts';
 import { USER_OPERATIONS } from './users';
 import { WEBHOOK_OPERATIONS } from './webhooks';
 
+export { GATEWAY_OPERATIONS, OAUTH_OPERATIONS, POST_OPERATIONS, USER_OPERATIONS, WEBHOOK_OPERATIONS };
+
 /** Every public operation of every service, in the order the document lists them. */
 export const OPERATIONS: readonly OperationSpec[] = [
   ...POST_OPERATIONS,
   ...USER_OPERATIONS,
+  ...GATEWAY_OPERATIONS,
   ...WEBHOOK_OPERATIONS,
   ...OAUTH_OPERATIONS,
 ];

@@ -4,7 +4,7 @@ import { ref } from '../responses';
 
 const OWNER = "Owner only: another user's app is `404`.";
 
-/** users-service: routes/oauth-apps.routes.ts (apps, authorize) and routes/oauth-protocol.routes.ts. */
+/** users-service: OAuth apps, the authorize redirect and the protocol endpoints (bound in users-service/src/routes). */
 export const OAUTH_OPERATIONS: OperationSpec[] = [
   {
     id: 'listOAuthApps',

@@ -4,7 +4,7 @@ import type { OperationSpec } from '../operation';
 const TRENDING =
   '`trending` ranks by `(likes + 2·replies + views/10) / (age_in_hours + 2)^1.5`, computed at request time.';
 
-/** posts-service: posts/routes/{posts,comments,categories}.routes.ts */
+/** posts-service: posts, comments and categories (bound in posts-service/src/routes). */
 export const POST_OPERATIONS: OperationSpec[] = [
   {
     id: 'listPosts',

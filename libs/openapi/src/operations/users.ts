@@ -1,7 +1,7 @@
 import { listUsersQuery } from '@community/contracts';
 import type { OperationSpec } from '../operation';
 
-/** users-service: routes/{users,keys}.routes.ts, and what the gateway answers itself. */
+/** users-service: accounts, profiles and API keys (bound in users-service/src/routes). */
 export const USER_OPERATIONS: OperationSpec[] = [
   {
     id: 'register',
@@ -165,24 +165,5 @@ export const USER_OPERATIONS: OperationSpec[] = [
     scope: 'keys',
     session: true,
     response: { status: 200, kind: 'single', schema: 'Deleted', description: 'The key is revoked.' },
-  },
-  {
-    id: 'getApiInfo',
-    method: 'get',
-    path: '/',
-    tag: 'Meta',
-    summary: 'Name and version of the API',
-    scope: 'read',
-    response: { status: 200, kind: 'single', schema: 'ApiInfo', description: 'The API.' },
-  },
-  {
-    id: 'getOpenApiDocument',
-    method: 'get',
-    path: '/openapi.json',
-    tag: 'Meta',
-    summary: 'This OpenAPI document',
-    description: 'No key needed; counts against the per-address budget of requests without a key.',
-    scope: null,
-    response: { status: 200, kind: 'document', schema: null, description: 'The OpenAPI 3.1 document.' },
   },
 ];

@@ -4,7 +4,7 @@ import type { OperationSpec } from '../operation';
 
 const OWNER = "Owner only: another user's endpoint is `404`.";
 
-/** webhook-service: routes/webhooks.routes.ts */
+/** webhook-service: endpoints and their deliveries (bound in webhook-service/src/routes). */
 export const WEBHOOK_OPERATIONS: OperationSpec[] = [
   {
     id: 'listWebhooks',

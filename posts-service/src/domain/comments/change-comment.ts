@@ -8,18 +8,18 @@ import {
   updateCommentContent,
 } from '../../db/comments.repository';
 import { addReplies } from '../../db/posts.repository';
-import { transaction, type Deps } from '../deps';
-import { assertCanChange, assertScope } from '../permissions';
+import { commitWithEvents, type TxDeps } from '@community/events';
+import { assertCanChange, assertScope } from '@community/contracts';
 import { toComment } from '../representations';
 
 export async function updateComment(
-  deps: Deps,
+  deps: TxDeps,
   actor: Actor,
   id: number,
   body: UpdateCommentBody,
   base: string,
 ): Promise<Comment> {
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     const comment = await findLiveComment(tx, id);
     if (!comment) throw new NotFoundError('comment');
     assertCanChange(actor, comment.authorId, 'comment');
@@ -31,11 +31,11 @@ export async function updateComment(
 
 /** Soft delete; replies to it stay, still naming it as their parent. */
 export async function deleteComment(
-  deps: Deps,
+  deps: TxDeps,
   actor: Actor,
   id: number,
 ): Promise<{ id: number; deleted: true }> {
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     const comment = await findLiveComment(tx, id);
     if (!comment) throw new NotFoundError('comment');
     assertCanChange(actor, comment.authorId, 'comment');
@@ -47,13 +47,13 @@ export async function deleteComment(
 }
 
 export async function setCommentLike(
-  deps: Deps,
+  deps: TxDeps,
   actor: Actor,
   id: number,
   liked: boolean,
 ): Promise<{ comment_id: number; liked: boolean; likes: number }> {
   assertScope(actor, 'write');
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     if (!(await findLiveComment(tx, id))) throw new NotFoundError('comment');
     if (liked) await insertCommentLike(tx, id, actor.userId);
     else await deleteCommentLike(tx, id, actor.userId);

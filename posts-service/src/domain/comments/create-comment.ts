@@ -9,20 +9,20 @@ import {
 import { enqueueEvent } from '@community/events';
 import { findLiveComment, insertComment } from '../../db/comments.repository';
 import { addReplies, findLivePost } from '../../db/posts.repository';
-import { transaction, type Deps } from '../deps';
-import { assertScope } from '../permissions';
+import { commitWithEvents, type TxDeps } from '@community/events';
+import { assertScope } from '@community/contracts';
 import { toComment } from '../representations';
 
 /** A reply's parent must be a live comment on the same post; a locked post takes no comments at all. */
 export async function createComment(
-  deps: Deps,
+  deps: TxDeps,
   actor: Actor,
   postId: number,
   body: CreateCommentBody,
   base: string,
 ): Promise<Comment> {
   assertScope(actor, 'write');
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     const post = await findLivePost(tx, postId);
     if (!post) throw new NotFoundError('post');
     if (post.isLocked) throw new PostLockedError();

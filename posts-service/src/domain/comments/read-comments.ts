@@ -1,13 +1,13 @@
 import { NotFoundError, type Comment, type ListCommentsQuery } from '@community/contracts';
 import type { Page } from '@community/http-kit';
+import type { TxDeps } from '@community/events';
 import { findLiveComment, listComments as queryComments } from '../../db/comments.repository';
 import { findLivePost } from '../../db/posts.repository';
-import type { Deps } from '../deps';
 import { toComment } from '../representations';
 
 /** One flat list with replies included; each reply names its parent. */
 export async function listComments(
-  deps: Deps,
+  deps: TxDeps,
   postId: number,
   query: ListCommentsQuery,
   base: string,
@@ -18,7 +18,7 @@ export async function listComments(
   return { items: rows.map((row) => toComment(row, base)), totalItems: total, page, limit };
 }
 
-export async function readComment(deps: Deps, id: number, base: string): Promise<Comment> {
+export async function readComment(deps: TxDeps, id: number, base: string): Promise<Comment> {
   const row = await findLiveComment(deps.sql, id);
   if (!row) throw new NotFoundError('comment');
   return toComment(row, base);

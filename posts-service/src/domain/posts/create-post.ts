@@ -3,8 +3,8 @@ import { enqueueEvent } from '@community/events';
 import type { Tx } from '@community/db';
 import { addPostCount, findCategory } from '../../db/categories.repository';
 import { findLivePost, insertPost } from '../../db/posts.repository';
-import { transaction, type Deps } from '../deps';
-import { assertScope } from '../permissions';
+import { commitWithEvents, type TxDeps } from '@community/events';
+import { assertScope } from '@community/contracts';
 import { toDetail } from '../representations';
 import { slugify } from '../slug';
 
@@ -16,13 +16,13 @@ export async function assertCategoryExists(tx: Tx, categoryId: number): Promise<
 }
 
 export async function createPost(
-  deps: Deps,
+  deps: TxDeps,
   actor: Actor,
   body: CreatePostBody,
   base: string,
 ): Promise<PostDetail> {
   assertScope(actor, 'write');
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     await assertCategoryExists(tx, body.category_id);
     const id = await insertPost(tx, {
       title: body.title,

@@ -2,16 +2,16 @@ import { NotFoundError, type Actor } from '@community/contracts';
 import { enqueueEvent } from '@community/events';
 import { addPostCount } from '../../db/categories.repository';
 import { findLivePost, softDeletePost } from '../../db/posts.repository';
-import { transaction, type Deps } from '../deps';
-import { assertCanChange } from '../permissions';
+import { commitWithEvents, type TxDeps } from '@community/events';
+import { assertCanChange } from '@community/contracts';
 
 /** Soft delete: the row stays for history, and the post is a 404 everywhere from now on. */
 export async function deletePost(
-  deps: Deps,
+  deps: TxDeps,
   actor: Actor,
   id: number,
 ): Promise<{ id: number; deleted: true }> {
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     const post = await findLivePost(tx, id, { forUpdate: true });
     if (!post) throw new NotFoundError('post');
     assertCanChange(actor, post.authorId, 'post');

@@ -1,18 +1,18 @@
 import { NotFoundError, type Actor, type LikeResult } from '@community/contracts';
 import { enqueueEvent } from '@community/events';
 import { deleteLike, findLivePost, insertLike, likeCount } from '../../db/posts.repository';
-import { transaction, type Deps } from '../deps';
-import { assertScope } from '../permissions';
+import { commitWithEvents, type TxDeps } from '@community/events';
+import { assertScope } from '@community/contracts';
 
 /** Idempotent: liking twice is one like; unliking what was never liked is a no-op. */
 export async function setPostLike(
-  deps: Deps,
+  deps: TxDeps,
   actor: Actor,
   postId: number,
   liked: boolean,
 ): Promise<LikeResult> {
   assertScope(actor, 'write');
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     const post = await findLivePost(tx, postId);
     if (!post) throw new NotFoundError('post');
     const changed = liked

@@ -2,12 +2,13 @@ import { NotFoundError, type ListPostsQuery, type PostDetail, type PostListItem 
 import type { Page } from '@community/http-kit';
 import { countPosts, findLivePost, listPosts as queryPosts, postsByIds } from '../../db/posts.repository';
 import { trendingPageIds } from '../../db/trending.repository';
-import type { Clock, Deps } from '../deps';
+import type { TxDeps } from '@community/events';
+import type { Clock } from '../clock';
 import { toDetail, toListItem } from '../representations';
 import type { ViewCounter } from './view-counter';
 
 export async function listPosts(
-  deps: Deps & { clock: Clock },
+  deps: TxDeps & { clock: Clock },
   query: ListPostsQuery,
 ): Promise<Page<PostListItem>> {
   const { page, limit, sort, category, author, tag } = query;
@@ -29,7 +30,7 @@ export async function listPosts(
 
 /** Every detail read counts as one view, and the answer already includes it. */
 export async function readPost(
-  deps: Deps,
+  deps: TxDeps,
   views: ViewCounter,
   id: number,
   base: string,

@@ -9,8 +9,8 @@ import { enqueueEvent } from '@community/events';
 import { addPostCount, findCategory } from '../../db/categories.repository';
 import { findLivePost, updatePost as writePost, type PostChanges } from '../../db/posts.repository';
 import type { PostRow } from '../../db/rows';
-import { transaction, type Deps } from '../deps';
-import { assertCanChange, assertModerator } from '../permissions';
+import { commitWithEvents, type TxDeps } from '@community/events';
+import { assertCanChange, assertModerator } from '@community/contracts';
 import { toDetail } from '../representations';
 import { slugify } from '../slug';
 import { assertCategoryExists } from './create-post';
@@ -20,7 +20,7 @@ const MODERATION_FIELDS = ['is_pinned', 'is_locked'] as const;
 
 /** Partial update: content by the author or a moderator, pin/lock by moderators only. */
 export async function updatePost(
-  deps: Deps,
+  deps: TxDeps,
   actor: Actor,
   id: number,
   body: UpdatePostBody,
@@ -30,7 +30,7 @@ export async function updatePost(
   if (given.length === 0) {
     throw ValidationError.single('body', 'required', 'body must contain at least one field to change');
   }
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     const post = await findLivePost(tx, id, { forUpdate: true });
     if (!post) throw new NotFoundError('post');
     if (CONTENT_FIELDS.some((field) => given.includes(field))) assertCanChange(actor, post.authorId, 'post');

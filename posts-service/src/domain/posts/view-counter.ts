@@ -1,6 +1,7 @@
 import type { Sql } from '@community/db';
 import type { Logger } from '@community/logging';
 import { PendingBatch } from '@community/service-runtime';
+import { addViews } from '../../db/posts.repository';
 
 /**
  * Counts detail reads in memory and adds them to `posts.views` in one statement per second. A read
@@ -12,12 +13,7 @@ export class ViewCounter extends PendingBatch<number, number> {
   constructor(sql: Sql, logger: Logger, intervalMs = 1_000) {
     super({
       merge: (a, b) => a + b,
-      write: async (batch) => {
-        await sql`
-          update posts p set views = p.views + v.n
-          from unnest(${[...batch.keys()]}::int[], ${[...batch.values()]}::int[]) as v(id, n)
-          where p.id = v.id`;
-      },
+      write: (batch) => addViews(sql, batch),
       intervalMs,
       logger,
       what: 'views',

@@ -9,7 +9,7 @@ import {
   type CreateKeyBody,
   type Scope,
 } from '@community/contracts';
-import { enqueueEvent, transaction, type TxDeps } from '@community/events';
+import { enqueueEvent, commitWithEvents, type TxDeps } from '@community/events';
 import type { Sql } from '@community/db';
 import {
   countLiveKeysLocked,
@@ -79,7 +79,7 @@ export async function createKey(deps: TxDeps, creator: KeyCreator, body: CreateK
   const scopes = scopesFor(creator, body.scopes);
   const expiresAt = expiryFor(creator, body.expires_at);
   const material = generateKey();
-  const row = await transaction(deps, async (tx) => {
+  const row = await commitWithEvents(deps, async (tx) => {
     if ((await countLiveKeysLocked(tx, creator.userId)) >= MAX_KEYS_PER_USER) {
       throw new ConflictError(`you already have ${MAX_KEYS_PER_USER} live keys; revoke one first`);
     }
@@ -106,7 +106,7 @@ export async function revokeKey(
   userId: number,
   keyId: number,
 ): Promise<{ id: number; deleted: true }> {
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     const row = await markRevoked(tx, userId, keyId);
     if (!row) throw new NotFoundError('key');
     await enqueueEvent(tx, 'api_key.revoked', { id: row.id, user_id: userId, prefix: row.prefix });

@@ -8,7 +8,7 @@ import {
   type OAuthAppWithSecret,
 } from '@community/contracts';
 import type { Sql } from '@community/db';
-import { transaction, type TxDeps } from '@community/events';
+import { commitWithEvents, type TxDeps } from '@community/events';
 import {
   countAppsLocked,
   deleteApp as removeApp,
@@ -41,7 +41,7 @@ export async function registerApp(
   body: CreateOAuthAppBody,
 ): Promise<OAuthAppWithSecret> {
   const secret = body.client_type === 'confidential' ? newOAuthValue('clientSecret') : null;
-  const row = await transaction(deps, async (tx) => {
+  const row = await commitWithEvents(deps, async (tx) => {
     if ((await countAppsLocked(tx, userId)) >= MAX_OAUTH_APPS_PER_USER) {
       throw new ConflictError(`you already have ${MAX_OAUTH_APPS_PER_USER} OAuth apps; delete one first`);
     }
@@ -74,7 +74,7 @@ export async function readApp(sql: Sql, userId: number, id: number): Promise<OAu
  */
 export async function rotateSecret(deps: TxDeps, userId: number, id: number): Promise<OAuthAppWithSecret> {
   const secret = newOAuthValue('clientSecret');
-  const row = await transaction(deps, async (tx) => {
+  const row = await commitWithEvents(deps, async (tx) => {
     const updated = await replaceSecret(tx, userId, id, hashSecret(secret));
     if (updated) return updated;
     if (await findApp(tx, userId, id)) throw new ConflictError('a public app has no client secret to rotate');
@@ -89,7 +89,7 @@ export async function deleteApp(
   userId: number,
   id: number,
 ): Promise<{ id: number; deleted: true }> {
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     const live = await liveAccessTokensOfApp(tx, id);
     if (!(await removeApp(tx, userId, id))) throw new NotFoundError('OAuth app');
     await announceRevoked(tx, live);

@@ -1,4 +1,4 @@
-import { enqueueEvent, transaction, type TxDeps } from '@community/events';
+import { enqueueEvent, commitWithEvents, type TxDeps } from '@community/events';
 import type { Tx } from '@community/db';
 import { revokeGrant, revokeToken, type TokenRow } from '../../db/oauth-grants.repository';
 
@@ -12,7 +12,7 @@ export async function announceRevoked(tx: Tx, ids: number[]): Promise<void> {
  * refresh token is presented twice (RFC 6749 §4.1.2, RFC 9700) and when a refresh token is revoked.
  */
 export async function revokeGrantFamily(deps: TxDeps, grantId: number): Promise<void> {
-  await transaction(deps, async (tx) => announceRevoked(tx, await revokeGrant(tx, grantId)));
+  await commitWithEvents(deps, async (tx) => announceRevoked(tx, await revokeGrant(tx, grantId)));
 }
 
 /**
@@ -21,7 +21,7 @@ export async function revokeGrantFamily(deps: TxDeps, grantId: number): Promise<
  */
 export async function revokeIssuedToken(deps: TxDeps, token: TokenRow): Promise<void> {
   if (token.kind === 'refresh') return revokeGrantFamily(deps, token.grantId);
-  await transaction(deps, async (tx) => {
+  await commitWithEvents(deps, async (tx) => {
     if (await revokeToken(tx, token.id)) await announceRevoked(tx, [token.id]);
   });
 }

@@ -8,7 +8,7 @@ import {
   type Role,
   type SetPlanBody,
 } from '@community/contracts';
-import { enqueueEvent, transaction, type TxDeps } from '@community/events';
+import { enqueueEvent, commitWithEvents, type TxDeps } from '@community/events';
 import { findUser, setPlan, setRole } from '../../db/users.repository';
 import { toMe } from './representations';
 
@@ -30,7 +30,7 @@ export async function changePlan(
       `${field} can only be set with the enterprise plan (${body.plan} has ${PLAN_LIMITS[body.plan].hourly}/hour)`,
     );
   }
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     const user = await findUser(tx, userId);
     if (!user) throw new NotFoundError('user');
     let limits: { hourly: number; daily: number } | null = null;
@@ -57,7 +57,7 @@ export async function changeRole(
   base: string,
 ): Promise<Me> {
   assertAdmin(actor, 'change roles');
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     if (!(await setRole(tx, userId, role))) throw new NotFoundError('user');
     await enqueueEvent(tx, 'user.access_changed', { id: userId });
     return toMe((await findUser(tx, userId))!, base);

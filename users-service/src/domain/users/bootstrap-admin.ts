@@ -1,4 +1,4 @@
-import { enqueueEvent, transaction, type TxDeps } from '@community/events';
+import { enqueueEvent, commitWithEvents, type TxDeps } from '@community/events';
 import type { Logger } from '@community/logging';
 import { findUserByUsername, insertUser, setRole, UniqueFieldTaken } from '../../db/users.repository';
 import { hashPassword } from '../passwords';
@@ -18,7 +18,7 @@ export async function ensureAdmin(deps: TxDeps, admin: AdminAccount, logger: Log
   const existing = await findUserByUsername(deps.sql, username);
   if (existing) {
     if (existing.role !== 'admin') {
-      await transaction(deps, async (tx) => {
+      await commitWithEvents(deps, async (tx) => {
         await setRole(tx, existing.id, 'admin');
         await enqueueEvent(tx, 'user.access_changed', { id: existing.id });
       });
@@ -28,7 +28,7 @@ export async function ensureAdmin(deps: TxDeps, admin: AdminAccount, logger: Log
   }
   const passwordHash = await hashPassword(admin.password);
   // Several replicas may start at once: whoever loses the insert race finds the admin there.
-  const created = await transaction(deps, async (tx) => {
+  const created = await commitWithEvents(deps, async (tx) => {
     const id = await insertUser(tx, {
       username,
       email: admin.email.trim().toLowerCase(),

@@ -1,5 +1,5 @@
 import { ConflictError, type RegisterBody } from '@community/contracts';
-import { enqueueEvent, transaction, type TxDeps } from '@community/events';
+import { enqueueEvent, commitWithEvents, type TxDeps } from '@community/events';
 import { findUser, insertUser, UniqueFieldTaken } from '../../db/users.repository';
 import type { UserRow } from '../../db/rows';
 import { hashPassword } from '../passwords';
@@ -24,7 +24,7 @@ export async function registerUser(deps: TxDeps, body: RegisterBody, clientIp: s
   const passwordHash = await hashPassword(body.password);
   const displayName = body.display_name ?? body.username;
   try {
-    return await transaction(deps, async (tx) => {
+    return await commitWithEvents(deps, async (tx) => {
       await takeFromLimit(tx, limit);
       const id = await insertUser(tx, {
         username: body.username,

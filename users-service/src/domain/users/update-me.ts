@@ -1,14 +1,23 @@
-import { NotFoundError, ValidationError, type Me, type UpdateMeBody } from '@community/contracts';
-import { enqueueEvent, transaction, type TxDeps } from '@community/events';
+import {
+  assertScope,
+  NotFoundError,
+  ValidationError,
+  type Actor,
+  type Me,
+  type UpdateMeBody,
+} from '@community/contracts';
+import { enqueueEvent, commitWithEvents, type TxDeps } from '@community/events';
 import { findUser, updateProfile } from '../../db/users.repository';
 import { toMe } from './representations';
 
 /** Changes the caller's profile and tells the replicas (`user.updated`) when something really changed. */
-export async function updateMe(deps: TxDeps, userId: number, body: UpdateMeBody, base: string): Promise<Me> {
+export async function updateMe(deps: TxDeps, actor: Actor, body: UpdateMeBody, base: string): Promise<Me> {
+  assertScope(actor, 'write');
+  const { userId } = actor;
   if (body.display_name === undefined && body.bio === undefined && body.avatar === undefined) {
     throw ValidationError.single('body', 'required', 'body must contain at least one field to change');
   }
-  return transaction(deps, async (tx) => {
+  return commitWithEvents(deps, async (tx) => {
     const before = await findUser(tx, userId);
     if (!before) throw new NotFoundError('user');
     await updateProfile(tx, userId, { displayName: body.display_name, bio: body.bio, avatar: body.avatar });

@@ -40,7 +40,7 @@ export interface GatewayDeps extends Budgets {
 }
 
 /** What the access log and metrics need to know about one request, filled in as it is served. */
-export interface Exchange {
+export interface RequestRecord {
   requestId: string;
   /** The path without the query (express's `req.path`). */
   path: string;
@@ -50,7 +50,7 @@ export interface Exchange {
   clientIp: string;
 }
 
-export type Pipeline = (req: IncomingMessage, res: ServerResponse, exchange: Exchange) => Promise<void>;
+export type Pipeline = (req: IncomingMessage, res: ServerResponse, record: RequestRecord) => Promise<void>;
 
 /** Headers only the gateway may set: whatever a client sends under these names is dropped. */
 const GATEWAY_ONLY = /^x-(user|internal)-/i;
@@ -62,19 +62,19 @@ const NO_BEARER = { kind: 'none' } as const;
  * The one public entry: identify the caller, count the request against its budget, check the scope
  * a request needs without data, then forward it with a signed identity to the service that owns it.
  */
-export function gateway(deps: GatewayDeps): Pipeline {
+export function buildPipeline(deps: GatewayDeps): Pipeline {
   const clientMayNotSet = deps.trustsForwarded ? GATEWAY_ONLY : GATEWAY_OR_PROXY_ONLY;
   const knownClients = new KnownClients();
-  return async (req, res, exchange) => {
+  return async (req, res, record) => {
     for (const name of Object.keys(req.headers)) if (clientMayNotSet.test(name)) delete req.headers[name];
-    const { path, clientIp } = exchange;
+    const { path, clientIp } = record;
     if (matchesPrefix(path, AVATARS_PREFIX)) {
-      exchange.route = AVATARS_PREFIX;
+      record.route = AVATARS_PREFIX;
       delete req.headers.authorization;
       delete req.headers.cookie;
       // Read like any body, so a slow client sending one here is never the service's failure either.
       const avatarBody = hasBody(req) ? await readBody(req, res, deps.bodyTimeoutMs) : undefined;
-      await forward(deps, req, res, 'users', null, exchange, avatarBody);
+      await forward(deps, req, res, 'users', null, record, avatarBody);
       return;
     }
     const page = matchesPrefix(path, '/account');
@@ -94,7 +94,7 @@ export function gateway(deps: GatewayDeps): Pipeline {
           expiresAt: resolved.expires_at ? new Date(resolved.expires_at) : null,
         }
       : null;
-    if (actor) exchange.accountId = actor.userId;
+    if (actor) record.accountId = actor.userId;
 
     const known = clientId && knownClients.has(clientId) ? clientId : null;
     const client = known && (await clientMayPay(deps.limiter, clientIp, deps)) ? known : null;
@@ -116,7 +116,7 @@ export function gateway(deps: GatewayDeps): Pipeline {
     }
 
     if ((path === '/api/v1' || path === '/api/v1/') && (req.method === 'GET' || req.method === 'HEAD')) {
-      exchange.route = '/api/v1';
+      record.route = '/api/v1';
       sendJson(req, res, 200, {
         success: true,
         data: { name: 'Community Platform API', version: API_VERSION },
@@ -124,16 +124,16 @@ export function gateway(deps: GatewayDeps): Pipeline {
       return;
     }
     if (path === OPENAPI_PATH && req.method === 'GET') {
-      exchange.route = OPENAPI_PATH;
+      record.route = OPENAPI_PATH;
       sendDocument(req, res, deps.openapi);
       return;
     }
     const route = routeFor(path);
     if (!route) throw new NotFoundError('route');
-    exchange.route = route.prefix;
+    record.route = route.prefix;
     // Read the whole body before the upstream's clock starts: a slow client is never its failure.
     if (!body && hasBody(req)) body = await readBody(req, res, deps.bodyTimeoutMs);
-    await forward(deps, req, res, route.upstream, actor, exchange, body);
+    await forward(deps, req, res, route.upstream, actor, record, body);
     if (!credentials) return;
     if (clientId && res.statusCode === 200) knownClients.remember(clientId);
     await settleClientRequest(deps.limiter, subject, clientIp, deps, res.statusCode);
@@ -146,7 +146,7 @@ async function forward(
   res: ServerResponse,
   name: UpstreamName,
   actor: Actor | null,
-  { path, clientIp }: Exchange,
+  { path, clientIp }: RequestRecord,
   body: Buffer | undefined,
 ) {
   if (!carriesClientCredentials(path)) delete req.headers.authorization;

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Sql } from '@community/db';
 import type { Session } from '../domain/accounts/sessions';
-import { currentSession } from '../routes/credentials';
+import { currentSession } from '../routes/session';
 import { API_PAGE, LOGIN_PAGE } from './layout';
 
 const HERE = 'https://account.invalid';

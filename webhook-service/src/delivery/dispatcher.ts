@@ -10,9 +10,9 @@ import {
 } from '../db/deliveries.repository';
 import { cancelPending } from '../db/deliveries.repository';
 import { disableEndpoint } from '../db/endpoints.repository';
-import { sendWebhook, type SendResult } from '../delivery/sender';
-import { DISABLE_AFTER_FAILING_MS, nextStep } from './retry-policy';
-import type { SecretBox } from './secret-box';
+import { sendWebhook, type SendResult } from './sender';
+import { DISABLE_AFTER_FAILING_MS, nextStep } from '../domain/retry-policy';
+import type { SecretBox } from '../domain/secret-box';
 
 export interface DispatcherOptions {
   sql: Sql;

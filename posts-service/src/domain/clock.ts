@@ -1,5 +1,3 @@
-export { transaction, type TxDeps as Deps } from '@community/events';
-
 /** The instant a read is computed for (trending scores); tests fix it to compare with their own sort. */
 export type Clock = () => Date;
 

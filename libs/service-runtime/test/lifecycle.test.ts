@@ -1,5 +1,5 @@
 import { createLogger } from '@community/logging';
-import { lostConnectionRejections } from '@community/http-kit';
+import { lostConnectionRejections } from '@community/service-runtime';
 
 describe('lostConnectionRejections', () => {
   const logger = createLogger({ service: 'lifecycle-test', level: 'silent' });

@@ -1,0 +1,67 @@
+import { carriesClientCredentials, isPublic, requiredScope } from '../../src/scopes';
+
+// The rules are derived from the operation tables (openapi-coverage.test.ts checks each declared
+// operation); these are the requests no table declares, which must keep the scopes DESIGN.md §5 gives.
+describe('the scope of a request no operation declares', () => {
+  it.each([
+    ['DELETE', '/api/v1/keys', 'keys'],
+    ['GET', '/api/v1/keys/7', 'keys'],
+    ['PATCH', '/api/v1/keys/7/anything', 'keys'],
+    ['PUT', '/api/v1/oauth/apps/7', 'keys'],
+    ['GET', '/api/v1/oauth/apps/7/rotate-secret', 'keys'],
+    ['PATCH', '/api/v1/webhooks', 'webhooks'],
+    ['GET', '/api/v1/webhooks/7/unknown', 'webhooks'],
+    ['POST', '/api/v1/webhooks/7/deliveries/8', 'webhooks'],
+    ['PATCH', '/api/v1/categories', 'admin'],
+    ['POST', '/api/v1/categories/7', 'admin'],
+    ['GET', '/api/v1/categories/7/posts', 'read'],
+    ['GET', '/api/v1/users/7/plan', 'read'],
+    ['POST', '/api/v1/users/7', 'write'],
+    ['DELETE', '/api/v1/users/me', 'write'],
+    ['HEAD', '/api/v1/posts/7', 'read'],
+    ['OPTIONS', '/api/v1/comments/7/like', 'read'],
+    ['PATCH', '/api/v1/posts/7', 'write'],
+    ['GET', '/api/v1/unknown', 'read'],
+    ['POST', '/api/v1/unknown/7', 'write'],
+    ['GET', '/api/v1/oauth/unknown', 'read'],
+    ['GET', '/api/v1/keysmith', 'read'],
+    ['POST', '/api/v1/webhooksmith', 'write'],
+  ])('%s %s needs %s', (method, path, scope) => {
+    expect(requiredScope(method, path)).toBe(scope);
+  });
+});
+
+describe('what needs no key', () => {
+  it.each([
+    ['GET', '/account/login', false],
+    ['POST', '/account/keys/7/revoke', false],
+    ['GET', '/api/v1/oauth/token', false],
+    ['PUT', '/api/v1/oauth/revoke', false],
+    ['POST', '/api/v1/oauth/authorize', false],
+    ['DELETE', '/.well-known/oauth-authorization-server', false],
+    ['GET', '/api/v1/keys/7', true],
+    ['PATCH', '/api/v1/oauth/apps/7/anything', true],
+  ])('%s %s (session cookie: %s)', (method, path, session) => {
+    expect(isPublic(method, path, session)).toBe(true);
+  });
+
+  it.each([
+    ['GET', '/api/v1/auth/register', false],
+    ['POST', '/api/v1/openapi.json', false],
+    ['GET', '/api/v1/posts', true],
+    ['POST', '/api/v1/webhooks', true],
+    ['GET', '/api/v1/keysmith', true],
+    ['GET', '/api/v1/keys', false],
+    ['GET', '/accounting', false],
+  ])('%s %s (session cookie: %s) needs a key', (method, path, session) => {
+    expect(isPublic(method, path, session)).toBe(false);
+  });
+
+  it('passes the client credentials of the protocol endpoints alone through', () => {
+    expect(carriesClientCredentials('/api/v1/oauth/token')).toBe(true);
+    expect(carriesClientCredentials('/api/v1/oauth/revoke')).toBe(true);
+    expect(carriesClientCredentials('/api/v1/oauth/authorize')).toBe(false);
+    expect(carriesClientCredentials('/api/v1/oauth/token/x')).toBe(false);
+    expect(carriesClientCredentials('/api/v1/keys')).toBe(false);
+  });
+});

@@ -1,1 +1,0 @@
-export { assertAdmin, assertCanChange, assertModerator, assertScope } from '@community/contracts';

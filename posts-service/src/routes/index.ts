@@ -1,0 +1,15 @@
+import type { Router } from 'express';
+import { operationRoutes } from '@community/http-kit';
+import { POST_OPERATIONS } from '@community/openapi';
+import { categoriesHandlers } from './categories.routes';
+import { commentsHandlers } from './comments.routes';
+import { postsHandlers, type PostsRouteDeps } from './posts.routes';
+
+/** Every public route of posts-service: the operations of its table, each bound to its handler. */
+export function postsServiceRoutes(router: Router, deps: PostsRouteDeps): void {
+  operationRoutes(router, POST_OPERATIONS, {
+    ...postsHandlers(deps),
+    ...commentsHandlers(deps),
+    ...categoriesHandlers(deps),
+  });
+}

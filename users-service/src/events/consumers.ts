@@ -1,1 +1,0 @@
-export { statsHandlers as handlers } from '../domain/stats';
