@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { waitFor } from '@community/test-harness';
-import { startReceiver, type Received } from '../support/receiver';
+import { receiversClosedAfterAll, type Received } from '../support/receiver';
 import { owner, startWebhookService, type WebhooksHarness } from '../support/webhooks-harness';
 
 let h: WebhooksHarness;
@@ -9,15 +9,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.stop());
 
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
-const receivers: Receiver[] = [];
-afterAll(() => Promise.all(receivers.map((r) => r.close())));
-
-async function receiver(respond?: Parameters<typeof startReceiver>[0]) {
-  const r = await startReceiver(respond);
-  receivers.push(r);
-  return r;
-}
+const receiver = receiversClosedAfterAll();
 
 async function subscribe(url: string, events: string[]) {
   const res = await h.call(owner, 'POST', '/webhooks', { body: { url, events } });

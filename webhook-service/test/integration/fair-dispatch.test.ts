@@ -1,6 +1,6 @@
 import { waitFor } from '@community/test-harness';
 import { claimDue } from '../../src/db/deliveries.repository';
-import { startReceiver } from '../support/receiver';
+import { receiversClosedAfterAll, startReceiver } from '../support/receiver';
 import { owner, startWebhookService, stranger, type WebhooksHarness } from '../support/webhooks-harness';
 
 let h: WebhooksHarness;
@@ -9,15 +9,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.stop());
 
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
-const receivers: Receiver[] = [];
-afterAll(() => Promise.all(receivers.map((r) => r.close())));
-
-async function receiver(respond?: Parameters<typeof startReceiver>[0]) {
-  const r = await startReceiver(respond);
-  receivers.push(r);
-  return r;
-}
+const receiver = receiversClosedAfterAll();
 
 /** A URL on 127.0.0.1 where nothing listens: every attempt is refused. */
 async function deadUrl(): Promise<string> {

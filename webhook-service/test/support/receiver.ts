@@ -44,3 +44,16 @@ export async function startReceiver(respond: Responder = () => ({ status: 204 })
       }),
   };
 }
+
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/** A test file's receiver factory: every receiver it starts is closed after all the file's tests. */
+export function receiversClosedAfterAll(): (respond?: Responder) => Promise<Receiver> {
+  const open: Receiver[] = [];
+  afterAll(() => Promise.all(open.map((r) => r.close())));
+  return async (respond) => {
+    const r = await startReceiver(respond);
+    open.push(r);
+    return r;
+  };
+}
