@@ -16,7 +16,7 @@ import { OPENAPI_PATH, sendDocument } from './docs/openapi-document';
 import { clientMayPay, consume, settleClientRequest, subjectFor, type Budgets } from './limits/budgets';
 import type { TwoWindowLimiter } from './limits/limiter';
 import { clientIdOf, KnownClients } from './limits/oauth-clients';
-import { hasBody, readBody } from './http/read-body';
+import { readBody } from './http/read-body';
 import { sendJson } from './http/respond';
 import { matchesPrefix, routeFor, type UpstreamName } from './proxy/route-table';
 import type { Upstream } from './proxy/upstream';
@@ -73,14 +73,14 @@ export function buildPipeline(deps: GatewayDeps): Pipeline {
       delete req.headers.authorization;
       delete req.headers.cookie;
       // Read like any body, so a slow client sending one here is never the service's failure either.
-      const avatarBody = hasBody(req) ? await readBody(req, res, deps.bodyTimeoutMs) : undefined;
-      await forward(deps, req, res, 'users', null, record, avatarBody);
+      // A body sent here is read like any other: a slow client is never the service's failure.
+      await forward(deps, req, res, 'users', null, record, await readBody(req, res, deps.bodyTimeoutMs));
       return;
     }
     const page = matchesPrefix(path, '/account');
     const credentials = carriesClientCredentials(path);
     // Only the OAuth endpoints need the body before the limiter: it may name the client.
-    let body = credentials && hasBody(req) ? await readBody(req, res, deps.bodyTimeoutMs) : undefined;
+    let body = credentials ? await readBody(req, res, deps.bodyTimeoutMs) : undefined;
     const clientId = credentials ? clientIdOf(req.headers, body) : null;
     // Pages authenticate with their session cookie, the OAuth endpoints with the client's own credentials.
     const bearer = page || credentials ? NO_BEARER : readBearer(req.headers.authorization);
@@ -132,7 +132,7 @@ export function buildPipeline(deps: GatewayDeps): Pipeline {
     if (!route) throw new NotFoundError('route');
     record.route = route.prefix;
     // Read the whole body before the upstream's clock starts: a slow client is never its failure.
-    if (!body && hasBody(req)) body = await readBody(req, res, deps.bodyTimeoutMs);
+    body ??= await readBody(req, res, deps.bodyTimeoutMs);
     await forward(deps, req, res, route.upstream, actor, record, body);
     if (!credentials) return;
     if (clientId && res.statusCode === 200) knownClients.remember(clientId);

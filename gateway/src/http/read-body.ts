@@ -1,14 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PayloadTooLargeError, RequestTimeoutError } from '@community/contracts';
-
-/** The largest body any operation accepts (DESIGN.md §3); the services enforce the same. */
-export const MAX_BODY_BYTES = 64 * 1024;
-
-/** Whether the request carries a body at all: GETs and most DELETEs do not, and skip the reading. */
-export function hasBody(req: IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-}
+import { BODY_LIMIT, hasBody } from '@community/http-kit';
 
 /** The client went away while sending: nobody is left to answer. */
 export class ClientGoneError extends Error {
@@ -19,13 +11,18 @@ export class ClientGoneError extends Error {
 
 /**
  * Reads the whole body before anything is forwarded, so a slow client costs the gateway a socket
- * and never an upstream's time (DESIGN.md §9): at most {@link MAX_BODY_BYTES}, within `timeoutMs`
- * of the headers. Either failure closes the
- * connection, since the rest of the body is never read.
+ * and never an upstream's time (DESIGN.md §9): at most {@link BODY_LIMIT} bytes, within `timeoutMs`
+ * of the headers. Either failure closes the connection, since the rest of the body is never read.
+ * A request without a body (every GET) reads nothing and gives `undefined`.
  */
-export function readBody(req: IncomingMessage, res: ServerResponse, timeoutMs: number): Promise<Buffer> {
+export function readBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  timeoutMs: number,
+): Promise<Buffer | undefined> {
+  if (!hasBody(req.headers)) return Promise.resolve(undefined);
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) {
+  if (declared > BODY_LIMIT) {
     res.setHeader('Connection', 'close');
     return Promise.reject(new PayloadTooLargeError());
   }
@@ -44,7 +41,7 @@ export function readBody(req: IncomingMessage, res: ServerResponse, timeoutMs: n
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) finish(new PayloadTooLargeError());
+      if (size > BODY_LIMIT) finish(new PayloadTooLargeError());
       else chunks.push(chunk);
     };
     const onEnd = () => finish(null);

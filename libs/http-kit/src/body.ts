@@ -2,11 +2,13 @@ import { isUtf8 } from 'node:buffer';
 import express, { type RequestHandler } from 'express';
 import { AppError } from '@community/contracts';
 
-export const BODY_LIMIT = '64kb';
+/** The largest body any operation accepts (DESIGN.md §3): the gateway and every service enforce it. */
+export const BODY_LIMIT = 64 * 1024;
 /** The body-parser error type of a body that is not valid UTF-8. */
 export const INVALID_UTF8 = 'entity.invalid_utf8';
 
-function hasBody(headers: Record<string, unknown>): boolean {
+/** Whether a request carries a body at all: GETs and most DELETEs do not. */
+export function hasBody(headers: Record<string, unknown>): boolean {
   const length = headers['content-length'];
   return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }

@@ -16,7 +16,7 @@ export { createRegistry, httpMetrics, requestRecorder, routeOf, type RecordReque
 export { mountHealth, PROBE_PATHS, type ReadinessCheck, type HealthOptions } from './health';
 export { listen, type RunningServer } from './server';
 export { errorHandler, errorReply, notFound, type ErrorReply, type ErrorContext } from './error-handler';
-export { jsonBody, BODY_LIMIT } from './body';
+export { jsonBody, hasBody, BODY_LIMIT } from './body';
 export { requestId, requestIdField, takeRequestId } from './request-id';
 export { accessLog, logAccess, type AccessEntry } from './access-log';
 export { publicBase } from './public-base';
