@@ -64,7 +64,6 @@ export function start(
             afterCommit: runtime.afterCommit,
             logger,
             oauth: oauthSettings(config),
-            publicBaseUrl: config.PUBLIC_BASE_URL,
           }),
       }),
     async onStop() {

@@ -24,7 +24,7 @@ export interface ServiceAppOptions {
    * answers its own errors.
    */
   mounts?: { path: string; body: 'form' | 'none'; routes: (router: Router) => void }[];
-  /** PUBLIC_BASE_URL: the origin of the pagination links (else the request's host). */
+  /** PUBLIC_BASE_URL: the origin of absolute URLs in answers (else the request's host); see publicBase. */
   publicBaseUrl?: string;
 }
 

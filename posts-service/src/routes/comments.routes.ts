@@ -1,4 +1,3 @@
-import type { Request } from 'express';
 import { createCommentBody, listCommentsQuery, updateCommentBody } from '@community/contracts';
 import {
   parseId,
@@ -16,13 +15,12 @@ import { listComments, readComment } from '../domain/comments/read-comments';
 import type { TxDeps } from '@community/events';
 
 /** The handlers of the comment operations in `POST_OPERATIONS` (libs/openapi), by operation id. */
-export function commentsHandlers(deps: TxDeps & { publicBaseUrl?: string }): OperationHandlers {
-  const base = (req: Request) => publicBase(req, deps.publicBaseUrl);
+export function commentsHandlers(deps: TxDeps): OperationHandlers {
   return {
     listComments: async (req, res) => {
       const postId = parseId(req.params.id, 'post');
       const query = parseWith(listCommentsQuery, req.query);
-      sendPage(req, res, await listComments(deps, postId, query, base(req)), query);
+      sendPage(req, res, await listComments(deps, postId, query, publicBase(req)), query);
     },
     createComment: async (req, res) => {
       const postId = parseId(req.params.id, 'post');
@@ -31,12 +29,12 @@ export function commentsHandlers(deps: TxDeps & { publicBaseUrl?: string }): Ope
         requireActor(res.locals),
         postId,
         parseWith(createCommentBody, req.body),
-        base(req),
+        publicBase(req),
       );
       sendCreated(res, comment, `/api/v1/comments/${comment.id}`);
     },
     getComment: async (req, res) =>
-      sendData(res, await readComment(deps, parseId(req.params.id, 'comment'), base(req))),
+      sendData(res, await readComment(deps, parseId(req.params.id, 'comment'), publicBase(req))),
     updateComment: async (req, res) => {
       const id = parseId(req.params.id, 'comment');
       sendData(
@@ -46,7 +44,7 @@ export function commentsHandlers(deps: TxDeps & { publicBaseUrl?: string }): Ope
           requireActor(res.locals),
           id,
           parseWith(updateCommentBody, req.body),
-          base(req),
+          publicBase(req),
         ),
       );
     },

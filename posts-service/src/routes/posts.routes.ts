@@ -1,4 +1,3 @@
-import type { Request } from 'express';
 import { createPostBody, listPostsQuery, updatePostBody } from '@community/contracts';
 import {
   parseId,
@@ -22,13 +21,10 @@ import type { ViewCounter } from '../domain/posts/view-counter';
 export interface PostsRouteDeps extends TxDeps {
   views: ViewCounter;
   clock: Clock;
-  /** PUBLIC_BASE_URL, when configured. */
-  publicBaseUrl?: string;
 }
 
 /** The handlers of the posts operations in `POST_OPERATIONS` (libs/openapi), by operation id. */
 export function postsHandlers(deps: PostsRouteDeps): OperationHandlers {
-  const base = (req: Request) => publicBase(req, deps.publicBaseUrl);
   return {
     listPosts: async (req, res) => {
       const query = parseWith(listPostsQuery, req.query);
@@ -39,17 +35,23 @@ export function postsHandlers(deps: PostsRouteDeps): OperationHandlers {
         deps,
         requireActor(res.locals),
         parseWith(createPostBody, req.body),
-        base(req),
+        publicBase(req),
       );
       sendCreated(res, post, `/api/v1/posts/${post.id}`);
     },
     getPost: async (req, res) =>
-      sendData(res, await readPost(deps, deps.views, parseId(req.params.id, 'post'), base(req))),
+      sendData(res, await readPost(deps, deps.views, parseId(req.params.id, 'post'), publicBase(req))),
     updatePost: async (req, res) => {
       const id = parseId(req.params.id, 'post');
       sendData(
         res,
-        await updatePost(deps, requireActor(res.locals), id, parseWith(updatePostBody, req.body), base(req)),
+        await updatePost(
+          deps,
+          requireActor(res.locals),
+          id,
+          parseWith(updatePostBody, req.body),
+          publicBase(req),
+        ),
       );
     },
     deletePost: async (req, res) =>

@@ -15,8 +15,6 @@ import { settingsPage } from './settings.page';
 
 export interface PagesDeps extends OAuthDeps {
   logger: Logger;
-  /** PUBLIC_BASE_URL, when configured. */
-  publicBaseUrl?: string;
 }
 
 /**

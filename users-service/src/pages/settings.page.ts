@@ -66,17 +66,15 @@ function showForm(res: Response, status: number, view: SettingsView) {
   });
 }
 
-type SettingsDeps = TxDeps & { publicBaseUrl?: string };
-
-async function currentValues(deps: SettingsDeps, req: Request, session: Session) {
-  const base = publicBase(req, deps.publicBaseUrl);
+async function currentValues(deps: TxDeps, req: Request, session: Session) {
+  const base = publicBase(req);
   const me = await readMe(deps.sql, session.userId, base);
   // The default picture is what an unset avatar reads as; the form shows it as empty again.
   const avatar = me.avatar === defaultAvatarUrl(base, me.id) ? '' : me.avatar;
   return { values: { display_name: me.display_name, bio: me.bio, avatar }, avatarUrl: me.avatar };
 }
 
-export function settingsPage(router: Router, deps: SettingsDeps): void {
+export function settingsPage(router: Router, deps: TxDeps): void {
   resource(router, '/settings', {
     get: async (req: Request, res: Response) => {
       const session = await sessionOrLogin(deps.sql, req, res, SETTINGS_PAGE);
@@ -95,7 +93,7 @@ export function settingsPage(router: Router, deps: SettingsDeps): void {
       };
       try {
         const body = parseWith(updateMeBody, { ...values, avatar: values.avatar.trim() || null });
-        await updateMe(deps, sessionActor(session), body, publicBase(req, deps.publicBaseUrl));
+        await updateMe(deps, sessionActor(session), body, publicBase(req));
       } catch (err) {
         const problem = toProblem(err, res);
         if (!problem) throw err;

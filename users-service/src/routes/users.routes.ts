@@ -1,4 +1,3 @@
-import type { Request } from 'express';
 import { listUsersQuery, registerBody, setPlanBody, setRoleBody, updateMeBody } from '@community/contracts';
 import {
   parseId,
@@ -17,44 +16,38 @@ import { registerUser } from '../domain/users/register';
 import { toMe } from '../domain/users/representations';
 import { updateMe } from '../domain/users/update-me';
 
-export interface UsersRoutesDeps extends TxDeps {
-  /** PUBLIC_BASE_URL, when configured. */
-  publicBaseUrl?: string;
-}
-
 /** The handlers of the account and profile operations in `USER_OPERATIONS` (libs/openapi). */
-export function usersHandlers(deps: UsersRoutesDeps): OperationHandlers {
-  const base = (req: Request) => publicBase(req, deps.publicBaseUrl);
+export function usersHandlers(deps: TxDeps): OperationHandlers {
   return {
     register: async (req, res) => {
       const user = await registerUser(deps, parseWith(registerBody, req.body), String(res.locals.clientIp));
-      sendCreated(res, toMe(user, base(req)), `/api/v1/users/${user.id}`);
+      sendCreated(res, toMe(user, publicBase(req)), `/api/v1/users/${user.id}`);
     },
     listUsers: async (req, res) => {
       requireActor(res.locals);
       const query = parseWith(listUsersQuery, req.query);
-      sendPage(req, res, await listUsers(deps.sql, query, base(req)), query);
+      sendPage(req, res, await listUsers(deps.sql, query, publicBase(req)), query);
     },
     getMe: async (req, res) =>
-      sendData(res, await readMe(deps.sql, requireActor(res.locals).userId, base(req))),
+      sendData(res, await readMe(deps.sql, requireActor(res.locals).userId, publicBase(req))),
     updateMe: async (req, res) =>
       sendData(
         res,
-        await updateMe(deps, requireActor(res.locals), parseWith(updateMeBody, req.body), base(req)),
+        await updateMe(deps, requireActor(res.locals), parseWith(updateMeBody, req.body), publicBase(req)),
       ),
     getUser: async (req, res) => {
       requireActor(res.locals);
-      sendData(res, await readUser(deps.sql, parseId(req.params.id, 'user'), base(req)));
+      sendData(res, await readUser(deps.sql, parseId(req.params.id, 'user'), publicBase(req)));
     },
     setUserPlan: async (req, res) => {
       const id = parseId(req.params.id, 'user');
       const body = parseWith(setPlanBody, req.body);
-      sendData(res, await changePlan(deps, requireActor(res.locals), id, body, base(req)));
+      sendData(res, await changePlan(deps, requireActor(res.locals), id, body, publicBase(req)));
     },
     setUserRole: async (req, res) => {
       const id = parseId(req.params.id, 'user');
       const { role } = parseWith(setRoleBody, req.body);
-      sendData(res, await changeRole(deps, requireActor(res.locals), id, role, base(req)));
+      sendData(res, await changeRole(deps, requireActor(res.locals), id, role, publicBase(req)));
     },
   };
 }
