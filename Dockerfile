@@ -19,6 +19,7 @@ FROM node:${NODE_VERSION}-${DEBIAN_RELEASE}-slim AS manifests
 WORKDIR /app
 # Package files first, so the dependency layers below are rebuilt only when they change.
 COPY package.json package-lock.json ./
+COPY libs/access/package.json libs/access/
 COPY libs/config/package.json libs/config/
 COPY libs/contracts/package.json libs/contracts/
 COPY libs/db/package.json libs/db/
@@ -50,7 +51,7 @@ RUN npm run build
 ARG SERVICE
 # /out: what runs — the package.json and dist/ of every runtime library and of SERVICE.
 RUN test -f "${SERVICE}/dist/main.js" || { echo "build with --build-arg SERVICE=<posts-service|users-service|webhook-service|gateway>" >&2; exit 1; } \
-  && for dir in libs/config libs/contracts libs/db libs/events libs/http-kit libs/logging libs/openapi libs/service-runtime "${SERVICE}"; do \
+  && for dir in libs/access libs/config libs/contracts libs/db libs/events libs/http-kit libs/logging libs/openapi libs/service-runtime "${SERVICE}"; do \
        mkdir -p "/out/${dir}" && cp -R "${dir}/package.json" "${dir}/dist" "/out/${dir}/"; \
      done \
   && find /out -name '*.d.ts' -delete -o -name '*.tsbuildinfo' -delete

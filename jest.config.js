@@ -28,6 +28,7 @@ const packages = [
   'libs/db',
   'libs/events',
   'libs/contracts',
+  'libs/access',
   'libs/openapi',
   'libs/test-harness',
   'libs/service-runtime',

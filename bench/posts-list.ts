@@ -3,11 +3,14 @@
  * Seeds a dedicated database once (`community_bench`, reused on later runs), starts posts-service
  * in-process and measures each query shape sequentially (latency) and with 8 in flight (throughput).
  *
+ * `page=200&limit=100` against the same position by cursor (DESIGN.md §10) shows what a deep page
+ * costs each way; page 1 beside them is the target (the cursor page's p99 within 1.5× of it).
+ *
  * Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/community_bench),
  *      BENCH_POSTS (100000), BENCH_REQUESTS (300 per scenario).
  */
 import { randomBytes } from 'node:crypto';
-import { signIdentity } from '@community/http-kit';
+import { encodeCursor, signIdentity } from '@community/http-kit';
 import { createDb, ensureDatabase, type Sql } from '@community/db';
 import { parsePostsConfig } from '../posts-service/src/config';
 import { SCHEMA, start } from '../posts-service/src/start';
@@ -84,7 +87,13 @@ async function main(): Promise<void> {
   const sql = createDb(DATABASE_URL, { schema: SCHEMA, max: 2 });
   try {
     await seed(sql);
+    // The cursor a walk holds after 19,900 posts: the same position as page 200 of 100.
+    const [deep] = await sql<{ id: number }[]>`
+      select id from posts where deleted_at is null order by created_at desc, id desc offset 19899 limit 1`;
+    const cursor = encodeCursor({ name: 'posts', scope: JSON.stringify([null, null, null]) }, deep!.id);
     const scenarios = [
+      '/posts?limit=100',
+      `/posts?limit=100&cursor=${cursor}`,
       '/posts',
       '/posts?sort=popular',
       '/posts?sort=trending',
@@ -102,8 +111,9 @@ async function main(): Promise<void> {
       await run(service.url, token, path, 4); // warm-up
       const one = await run(service.url, token, path, 1);
       const eight = await run(service.url, token, path, 8);
+      const label = path.replace(/cursor=[^&]+/, 'cursor=<after 19,900>');
       console.log(
-        path.padEnd(36),
+        label.padEnd(36),
         one.p50.toFixed(1).padStart(10),
         one.p99.toFixed(1).padStart(7),
         ' |',

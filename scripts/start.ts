@@ -9,13 +9,8 @@ import net from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
 import { prettyFactory } from 'pino-pretty';
-import {
-  DEFAULT_AMQP_URL,
-  DEFAULT_DATABASE_URL,
-  DEFAULT_REDIS_URL,
-  redactUrl,
-  START_COMMANDS,
-} from '@community/config';
+import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, redactUrl } from '@community/config';
+import { START_COMMANDS } from './start-commands';
 
 interface ServiceSpec {
   name: string;

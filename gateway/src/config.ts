@@ -11,6 +11,8 @@ import {
   urlVar,
 } from '@community/config';
 
+import type { AllowedOrigins } from './http/cors';
+
 const upstream = (port: number) => urlVar(['http', 'https'], `http://127.0.0.1:${port}`);
 
 export const gatewayConfigSchema = z.object({
@@ -44,8 +46,37 @@ export const gatewayConfigSchema = z.object({
     .transform((value) =>
       value === 'true' ? true : value === 'false' ? false : /^\d+$/.test(value) ? Number(value) : value,
     ),
+  /** Origins whose browser apps may call /api/v1: `*` (any) or a comma-separated list of origins. */
+  CORS_ALLOWED_ORIGINS: corsOriginsVar(),
   SHUTDOWN_GRACE_MS: intVar(10_000, 0),
 });
+
+function corsOriginsVar() {
+  return z
+    .string()
+    .default('*')
+    .transform((value, ctx): AllowedOrigins => {
+      const origins = value.split(',').map((origin) => origin.trim());
+      if (origins.length === 1 && origins[0] === '*') return '*';
+      for (const origin of origins) {
+        if (!isOrigin(origin))
+          ctx.addIssue({
+            code: 'custom',
+            message: `"${origin}" is not an origin (scheme://host[:port], no path), and * must stand alone`,
+          });
+      }
+      return new Set(origins);
+    });
+}
+
+const isOrigin = (value: string) => {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value;
+  } catch {
+    return false;
+  }
+};
 
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
 

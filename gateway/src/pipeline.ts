@@ -8,16 +8,24 @@ import {
   UnauthorizedError,
   type Actor,
 } from '@community/contracts';
-import { signIdentity } from '@community/http-kit';
+import { isCrossOrigin, signIdentity } from '@community/http-kit';
 import { readBearer } from './auth/bearer';
 import type { KeyResolver } from './auth/key-resolver';
 import type { UsageReporter } from './auth/usage-reporter';
 import { OPENAPI_PATH, sendDocument } from './docs/openapi-document';
-import { clientMayPay, consume, settleClientRequest, subjectFor, type Budgets } from './limits/budgets';
+import {
+  clientMayPay,
+  consume,
+  refundNotModified,
+  settleClientRequest,
+  subjectFor,
+  type Budgets,
+} from './limits/budgets';
 import type { TwoWindowLimiter } from './limits/limiter';
 import { clientIdOf, KnownClients } from './limits/oauth-clients';
+import { sendTagged, tagged, type TaggedBody } from './http/conditional';
+import { answerCors, vary, type AllowedOrigins } from './http/cors';
 import { readBody } from './http/read-body';
-import { sendJson } from './http/respond';
 import { matchesPrefix, routeFor, type UpstreamName } from './proxy/route-table';
 import type { Upstream } from './proxy/upstream';
 import { AVATARS_PREFIX, carriesClientCredentials, isPublic, requiredScope } from './scopes';
@@ -31,12 +39,14 @@ export interface GatewayDeps extends Budgets {
   /** How long a client may take to send its body (BODY_TIMEOUT_MS). */
   bodyTimeoutMs: number;
   /** The serialised OpenAPI document (docs/openapi-document.ts). */
-  openapi: Buffer;
+  openapi: TaggedBody;
   /**
    * Whether a proxy in front may set `X-Forwarded-*` (TRUST_PROXY). When not, the client's are
    * dropped and the services see only what the gateway itself forwards (protocol, host, address).
    */
   trustsForwarded: boolean;
+  /** CORS_ALLOWED_ORIGINS: whose browser apps may call /api/v1. */
+  corsOrigins: AllowedOrigins;
 }
 
 /** What the access log and metrics need to know about one request, filled in as it is served. */
@@ -57,6 +67,11 @@ const GATEWAY_ONLY = /^x-(user|internal)-/i;
 /** …and these too when no trusted proxy stands in front to set them. */
 const GATEWAY_OR_PROXY_ONLY = /^(x-(user|internal|forwarded)-|forwarded$)/i;
 const NO_BEARER = { kind: 'none' } as const;
+const INDEX = tagged(
+  Buffer.from(
+    JSON.stringify({ success: true, data: { name: 'Community Platform API', version: API_VERSION } }),
+  ),
+);
 
 /**
  * The one public entry: identify the caller, count the request against its budget, check the scope
@@ -77,6 +92,14 @@ export function buildPipeline(deps: GatewayDeps): Pipeline {
       await forward(deps, req, res, 'users', null, record, await readBody(req, res, deps.bodyTimeoutMs));
       return;
     }
+    const api = matchesPrefix(path, '/api/v1');
+    // Before any key or budget: a preflight is free (DESIGN.md §10).
+    if (api && answerCors(req, res, deps.corsOrigins)) {
+      record.route = 'preflight';
+      return;
+    }
+    // The key API takes the account session cookie only from the account pages' own origin.
+    if (api && isCrossOrigin(req.headers)) delete req.headers.cookie;
     const page = matchesPrefix(path, '/account');
     const credentials = carriesClientCredentials(path);
     // Only the OAuth endpoints need the body before the limiter: it may name the client.
@@ -99,8 +122,10 @@ export function buildPipeline(deps: GatewayDeps): Pipeline {
     const known = clientId && knownClients.has(clientId) ? clientId : null;
     const client = known && (await clientMayPay(deps.limiter, clientIp, deps)) ? known : null;
     const subject = subjectFor({ resolved, page, client, clientIp }, deps);
-    await consume(deps.limiter, subject, res);
+    const decision = await consume(deps.limiter, subject, res);
     if (lookup.unavailable) throw lookup.unavailable;
+    // A 304 costs nothing (DESIGN.md §10), whoever answers it.
+    const refund = () => refundNotModified(deps.limiter, subject, decision, res);
 
     const hasSession = /(?:^|;\s*)cp_session=/.test(req.headers.cookie ?? '');
     if (!actor) {
@@ -113,19 +138,19 @@ export function buildPipeline(deps: GatewayDeps): Pipeline {
       if (!actor.scopes.has(scope)) throw new InsufficientScopeError(scope);
       // Last-used times are kept for API keys; an access token's id is not a key id.
       if (resolved && resolved.credential !== 'access_token') deps.usage.used(resolved.key_id);
+      // An answer for one credential is never another's (DESIGN.md §10).
+      res.setHeader('Cache-Control', 'private, no-cache');
+      vary(res, 'Authorization');
     }
 
     if ((path === '/api/v1' || path === '/api/v1/') && (req.method === 'GET' || req.method === 'HEAD')) {
       record.route = '/api/v1';
-      sendJson(req, res, 200, {
-        success: true,
-        data: { name: 'Community Platform API', version: API_VERSION },
-      });
+      sendTagged(req, res, INDEX, refund);
       return;
     }
     if (path === OPENAPI_PATH && req.method === 'GET') {
       record.route = OPENAPI_PATH;
-      sendDocument(req, res, deps.openapi);
+      sendDocument(req, res, deps.openapi, refund);
       return;
     }
     const route = routeFor(path);
@@ -133,7 +158,9 @@ export function buildPipeline(deps: GatewayDeps): Pipeline {
     record.route = route.prefix;
     // Read the whole body before the upstream's clock starts: a slow client is never its failure.
     body ??= await readBody(req, res, deps.bodyTimeoutMs);
-    await forward(deps, req, res, route.upstream, actor, record, body);
+    await forward(deps, req, res, route.upstream, actor, record, body, (status) => {
+      if (status === 304) refund();
+    });
     if (!credentials) return;
     if (clientId && res.statusCode === 200) knownClients.remember(clientId);
     await settleClientRequest(deps.limiter, subject, clientIp, deps, res.statusCode);
@@ -148,6 +175,7 @@ async function forward(
   actor: Actor | null,
   { path, clientIp }: RequestRecord,
   body: Buffer | undefined,
+  onAnswer?: (status: number) => void,
 ) {
   if (!carriesClientCredentials(path)) delete req.headers.authorization;
   // Cookies belong to the account pages and the key API only.
@@ -157,7 +185,7 @@ async function forward(
   const headersFor = (url: string) => signIdentity(deps.internalToken, { method, url, actor, clientIp });
   const upstream = deps.upstreams[name];
   try {
-    await upstream.proxy(req, res, { body, headersFor });
+    await upstream.proxy(req, res, { body, headersFor, onAnswer });
   } catch (err) {
     if (res.headersSent) {
       res.destroy();

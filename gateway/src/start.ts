@@ -90,6 +90,7 @@ export async function start(
     pagesHourly: config.PAGES_HOURLY_LIMIT,
     bodyTimeoutMs: config.BODY_TIMEOUT_MS,
     trustProxy: config.TRUST_PROXY,
+    corsOrigins: config.CORS_ALLOWED_ORIGINS,
     health: {
       version: VERSION,
       registry,

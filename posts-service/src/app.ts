@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createServiceApp, type HealthOptions } from '@community/http-kit';
+import { createServiceApp, type HealthOptions, type IdempotencyOptions } from '@community/http-kit';
 import type { Logger } from '@community/logging';
 import type { TxDeps } from '@community/events';
 import type { Clock } from './domain/clock';
@@ -11,6 +11,8 @@ export interface AppDeps extends TxDeps {
   logger: Logger;
   internalToken: string;
   health: HealthOptions;
+  /** `Idempotency-Key` on the POSTs (DESIGN.md §10). */
+  idempotency: IdempotencyOptions;
   clock: Clock;
   /** PUBLIC_BASE_URL, when configured (absolute URLs in answers: pagination links, default avatars). */
   publicBaseUrl?: string;
@@ -23,6 +25,7 @@ export function buildApp(deps: AppDeps): Express {
     internalToken: deps.internalToken,
     health: deps.health,
     publicBaseUrl: deps.publicBaseUrl,
+    idempotency: deps.idempotency,
     routes: (router) => postsServiceRoutes(router, deps),
   });
 }

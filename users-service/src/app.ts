@@ -1,9 +1,10 @@
 import type { Express, Router } from 'express';
 import type { TxDeps } from '@community/events';
-import { createServiceApp, type HealthOptions } from '@community/http-kit';
+import { createServiceApp, type HealthOptions, type IdempotencyOptions } from '@community/http-kit';
 import type { Logger } from '@community/logging';
 import type { UsageTracker } from './domain/keys/usage-tracker';
 import type { OAuthSettings } from './domain/oauth/oauth-server';
+import { sessionOwner } from './routes/session';
 import { internalRoutes } from './routes/internal.routes';
 import { protocolMounts, usersServiceRoutes } from './routes';
 
@@ -11,6 +12,8 @@ export interface AppDeps extends TxDeps {
   logger: Logger;
   internalToken: string;
   health: HealthOptions;
+  /** `Idempotency-Key` on the POSTs (DESIGN.md §10). */
+  idempotency: IdempotencyOptions;
   usage: UsageTracker;
   oauth: OAuthSettings;
   /** PUBLIC_BASE_URL, when configured (absolute URLs in answers: pagination links, default avatars). */
@@ -26,6 +29,8 @@ export function buildApp(deps: AppDeps): Express {
     internalToken: deps.internalToken,
     health: deps.health,
     publicBaseUrl: deps.publicBaseUrl,
+    // The key API's session callers own their keys by account, as bearer callers do.
+    idempotency: { ...deps.idempotency, anonymousOwner: (req) => sessionOwner(deps.sql, req) },
     routes: (router) => usersServiceRoutes(router, deps),
     mounts: protocolMounts(deps),
     pages: deps.pages,

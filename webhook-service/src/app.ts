@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createServiceApp, type HealthOptions } from '@community/http-kit';
+import { createServiceApp, type HealthOptions, type IdempotencyOptions } from '@community/http-kit';
 import type { Logger } from '@community/logging';
 import { webhooksRoutes, type WebhooksRouteDeps } from './routes/webhooks.routes';
 
@@ -7,6 +7,8 @@ export interface AppDeps extends WebhooksRouteDeps {
   logger: Logger;
   internalToken: string;
   health: HealthOptions;
+  /** `Idempotency-Key` on the POSTs (DESIGN.md §10). */
+  idempotency: IdempotencyOptions;
   /** PUBLIC_BASE_URL, for the pagination links. */
   publicBaseUrl?: string;
 }
@@ -18,6 +20,7 @@ export function buildApp(deps: AppDeps): Express {
     internalToken: deps.internalToken,
     health: deps.health,
     publicBaseUrl: deps.publicBaseUrl,
+    idempotency: deps.idempotency,
     routes: (router) => webhooksRoutes(router, deps),
   });
 }

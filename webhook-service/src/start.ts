@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { afterCommit } from '@community/db';
 import { createLogger, type Logger } from '@community/logging';
 import { startDataService, type RunningDataService } from '@community/service-runtime';
 import { buildApp } from './app';
@@ -57,7 +58,8 @@ export function start(
         internalToken: config.INTERNAL_TOKEN,
         allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
         box,
-        kickDispatcher: kick,
+        // After the request's transaction commits (an idempotent request commits late, DESIGN.md §10).
+        kickDispatcher: () => afterCommit(runtime.sql, kick),
       }),
     onStop: () => dispatcher?.stop(),
   });

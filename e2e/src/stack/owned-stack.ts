@@ -41,6 +41,12 @@ const DATA_SERVICES = ['posts-service', 'users-service', 'webhook-service'];
 export const E2E_RETRY_SCHEDULE = '1,1,1,2,2,3,3,5';
 
 /**
+ * The Idempotency-Key after whose commit posts-service kills itself, before answering: the crash a
+ * retry must survive (libs/service-runtime reads E2E_CRASH_AFTER_COMMIT_KEY; no deployment sets it).
+ */
+export const CRASH_AFTER_COMMIT_KEY = 'e2e-crash-after-commit';
+
+/**
  * Starts posts-service, users-service, webhook-service and the gateway the way `npm start` does, on
  * free ports, with a fresh database, exchange and Redis prefix of their own.
  */
@@ -97,7 +103,10 @@ export async function startOwnedStack(label: string): Promise<OwnedStack> {
       logFile: path.join(logDir, `${name}.log`),
     });
   const services: Record<ServiceName, ServiceProcess> = {
-    posts: service('posts', 'posts-service', postsPort!, { POSTS_SERVICE_PORT: String(postsPort) }),
+    posts: service('posts', 'posts-service', postsPort!, {
+      POSTS_SERVICE_PORT: String(postsPort),
+      E2E_CRASH_AFTER_COMMIT_KEY: CRASH_AFTER_COMMIT_KEY,
+    }),
     users: service('users', 'users-service', usersPort!, {
       USERS_SERVICE_PORT: String(usersPort),
       ADMIN_USERNAME: admin.username,

@@ -3,7 +3,7 @@ import { createKeyWithSession } from '../../src/client/account';
 import { expectStatus } from '../../src/client/http';
 import { expectError } from '../../src/contract';
 import { createPost, profileWhen, subscribe } from '../../src/flows';
-import type { OwnedStack } from '../../src/stack/owned-stack';
+import { CRASH_AFTER_COMMIT_KEY, type OwnedStack } from '../../src/stack/owned-stack';
 import { openOwnedTarget, type Target } from '../../src/target';
 import { runTraffic, type Outcome } from '../../src/traffic';
 import { UNLIMITED } from '../../src/world';
@@ -111,6 +111,42 @@ describe('a service process killed mid-traffic', () => {
       intervalMs: 250,
       what: 'users-service behind the gateway again',
     });
+  }, 60_000);
+});
+
+describe('posts-service killed after committing a keyed POST, before answering it', () => {
+  it('the retry with the same Idempotency-Key gets the first answer: one post, one event', async () => {
+    const { world, owned } = target;
+    const author = await world.member({ plan: UNLIMITED });
+    const as = world.as(author);
+    const categoryId = await world.category();
+    const title = `Committed, never answered ${Date.now()}`;
+    const send = () =>
+      as('POST', '/api/v1/posts', {
+        body: { title, content: 'The answer was lost with the process.', category_id: categoryId },
+        headers: { 'idempotency-key': CRASH_AFTER_COMMIT_KEY },
+      });
+    const lost = await send();
+    expectError(lost, 503, 'service_unavailable');
+    await waitFor(() => !owned.services.posts.running, { timeoutMs: 10_000, what: 'posts-service gone' });
+    await owned.services.posts.start();
+
+    // The breaker lets a trial through within 5 s; until then the retry is a fast 503.
+    let retry = await send();
+    await waitFor(
+      async () => {
+        if (retry.status === 503) retry = await send();
+        return retry.status !== 503;
+      },
+      { timeoutMs: 20_000, intervalMs: 250, what: 'the retry answered' },
+    );
+    expectStatus(retry, 201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body.data.title).toBe(title);
+    const mine = expectStatus(await as('GET', `/api/v1/posts?author=${author.id}&limit=100`), 200).body;
+    expect(mine.data.filter((p: { title: string }) => p.title === title)).toHaveLength(1);
+    // The one post's event went out once: the author's count is 1, and stays 1.
+    await profileWhen(as, author.id, (u) => u.stats.posts === 1, 20_000);
   }, 60_000);
 });
 

@@ -1,17 +1,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildOpenApiDocument } from '@community/openapi';
-import { sendSerialisedJson } from '../http/respond';
+import { sendTagged, tagged, type TaggedBody } from '../http/conditional';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 
 /** The document, generated once when the gateway starts and kept as the bytes it sends. */
-export function publishedDocument(): Buffer {
-  return Buffer.from(JSON.stringify(buildOpenApiDocument()));
+export function publishedDocument(): TaggedBody {
+  return tagged(Buffer.from(JSON.stringify(buildOpenApiDocument())));
 }
 
-export function sendDocument(req: IncomingMessage, res: ServerResponse, document: Buffer): void {
+export function sendDocument(
+  req: IncomingMessage,
+  res: ServerResponse,
+  document: TaggedBody,
+  onNotModified: () => void,
+): void {
   // Public and the same for everyone: tools on other origins (editors, client generators) may fetch it.
-  sendSerialisedJson(req, res, 200, document, {
+  sendTagged(req, res, document, onNotModified, {
     'Access-Control-Allow-Origin': '*',
     'Cache-Control': 'public, max-age=300',
   });

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { RateLimitedError, type ResolvedKey } from '@community/contracts';
 import { setLimitHeaders } from './headers';
-import type { Subject, TwoWindowLimiter } from './limiter';
+import { refunded, type Decision, type Subject, type TwoWindowLimiter } from './limiter';
 
 export interface Budgets {
   /** Per client address, for requests without a valid key (ANON_*_LIMIT). */
@@ -72,13 +72,30 @@ export async function consume(
   limiter: TwoWindowLimiter,
   subject: Subject,
   res: ServerResponse,
-): Promise<void> {
+): Promise<Decision> {
   const decision = await limiter.consume(subject);
-  setLimitHeaders(res, decision.shown);
+  setLimitHeaders(res, decision);
   if (!decision.allowed) {
     throw new RateLimitedError(
       `rate limit exceeded; retry in ${decision.retryAfter} seconds`,
       decision.retryAfter,
     );
   }
+  return decision;
+}
+
+/**
+ * A `304` costs nothing (DESIGN.md §10): the request is given back in both windows and the answer's
+ * limit headers show the budget after that. Called as the answer's head is written; the refund's
+ * commands are on the Redis connection before the client can send anything else.
+ */
+export function refundNotModified(
+  limiter: TwoWindowLimiter,
+  subject: Subject,
+  decision: Decision,
+  res: ServerResponse,
+): void {
+  setLimitHeaders(res, refunded(decision));
+  // The answer is on its way already: nothing here may fail the request.
+  limiter.refund(subject).catch(() => undefined);
 }

@@ -1,8 +1,20 @@
 import type { ServerResponse } from 'node:http';
-import type { WindowState } from './limiter';
+import type { Decision } from './limiter';
 
-export function setLimitHeaders(res: ServerResponse, window: WindowState): void {
-  res.setHeader('X-RateLimit-Limit', String(window.limit));
-  res.setHeader('X-RateLimit-Remaining', String(window.remaining));
-  res.setHeader('X-RateLimit-Reset', String(window.reset));
+/**
+ * The limit headers of every answer (DESIGN.md §6, §10): `X-RateLimit-*` for the tighter window,
+ * and the IETF `RateLimit-Policy` / `RateLimit` fields (draft-ietf-httpapi-ratelimit-headers) for
+ * both, so neither window bites unseen.
+ */
+export function setLimitHeaders(res: ServerResponse, { shown, windows }: Decision): void {
+  res.setHeader('X-RateLimit-Limit', String(shown.limit));
+  res.setHeader('X-RateLimit-Remaining', String(shown.remaining));
+  res.setHeader('X-RateLimit-Reset', String(shown.reset));
+  // Whole seconds up to the reset, never more than the window (reset is rounded up too).
+  const now = Math.ceil(Date.now() / 1000);
+  res.setHeader('RateLimit-Policy', windows.map((w) => `"${w.name}";q=${w.limit};w=${w.seconds}`).join(', '));
+  res.setHeader(
+    'RateLimit',
+    windows.map((w) => `"${w.name}";r=${w.remaining};t=${Math.max(0, w.reset - now)}`).join(', '),
+  );
 }

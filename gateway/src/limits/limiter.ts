@@ -13,14 +13,25 @@ export interface Subject {
 }
 
 export interface WindowState {
+  /** `hour` or `day`: the names of the IETF RateLimit headers. */
+  name: WindowLabel;
+  /** The window's length in seconds. */
+  seconds: number;
   limit: number;
   remaining: number;
   /** Unix time in seconds at which the window resets. */
   reset: number;
 }
 
-export type Decision =
-  { allowed: true; shown: WindowState } | { allowed: false; shown: WindowState; retryAfter: number };
+export type WindowLabel = 'hour' | 'day';
+
+/**
+ * What the limiter decided about one request. `shown` is the window the `X-RateLimit-*` headers
+ * describe (the tighter one); `windows` are all of the subject's, after this request.
+ */
+export type Decision = { shown: WindowState; windows: WindowState[] } & (
+  { allowed: true } | { allowed: false; retryAfter: number }
+);
 
 export interface LimiterOptions {
   /** How many gateways share the Redis budget: the in-memory fallback allows each budget ÷ replicas. */
@@ -32,9 +43,11 @@ export interface LimiterOptions {
 
 const WINDOWS = { hourly: 3600, daily: 86_400 } as const;
 type WindowName = keyof typeof WINDOWS;
+const LABELS: Record<WindowName, WindowLabel> = { hourly: 'hour', daily: 'day' };
 type Store = 'redis' | 'memory';
 
 interface Window {
+  name: WindowName;
   limiter: RateLimiterAbstract;
   limit: number;
 }
@@ -97,6 +110,16 @@ export class TwoWindowLimiter {
     });
   }
 
+  /**
+   * Gives a counted request back in every window of the subject (a `304`: DESIGN.md §10). The
+   * commands are queued on the connection at once, so the caller's next request is counted after.
+   */
+  refund(subject: Subject): Promise<void> {
+    return this.inStore(async (store) => {
+      await Promise.all(this.windowsOf(subject, store).map((w) => w.limiter.reward(subject.key, 1)));
+    });
+  }
+
   private async inStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
     if (this.redis.status === 'ready' && Date.now() >= this.redisAgainAt) {
       try {
@@ -120,24 +143,23 @@ export class TwoWindowLimiter {
 
     // Both windows in one round trip (the client pipelines commands issued in the same tick).
     const outcomes = await Promise.all(windows.map((w) => settle(w.limiter.consume(subject.key))));
-    const [hourly, daily] = outcomes.map((outcome, i) => ({ ...outcome, limit: windows[i]!.limit }));
     if (outcomes.some((outcome) => !outcome.ok)) {
       // Each window took a point, allowed or not: give them back, so a rejection costs nothing.
       await Promise.all(windows.map((w) => w.limiter.reward(subject.key, 1))).catch(() => undefined);
       this.decisions?.inc({ outcome: 'rejected', subject: subject.kind, store });
       const exceeded = outcomes.filter((outcome) => !outcome.ok).map((outcome) => outcome.res);
       const retryMs = Math.max(...exceeded.map((res) => res.msBeforeNext));
+      // An exceeded window shows 0 left; the other what it had before this request.
+      const states = outcomes.map(({ ok, res }, i) =>
+        state(windows[i]!, ok ? res.remainingPoints + 1 : 0, res),
+      );
       // Both windows show 0 left when both are exceeded: the tie goes to the hourly one.
-      const over = !hourly!.ok ? hourly! : daily!;
-      return { allowed: false, shown: state(over.limit, 0, over.res), retryAfter: seconds(retryMs) };
+      const shown = states.find((s) => s.remaining === 0)!;
+      return { allowed: false, shown, windows: states, retryAfter: seconds(retryMs) };
     }
     this.decisions?.inc({ outcome: 'allowed', subject: subject.kind, store });
-    const states = [hourly!, daily]
-      .filter((w) => w !== undefined)
-      .map((w) => state(w.limit, w.res.remainingPoints, w.res));
-    // The window with fewer requests left is the one the caller should watch (tie: hourly).
-    const shown = states.reduce((tightest, s) => (s.remaining < tightest.remaining ? s : tightest));
-    return { allowed: true, shown };
+    const states = outcomes.map(({ res }, i) => state(windows[i]!, res.remainingPoints, res));
+    return { allowed: true, shown: tightest(states), windows: states };
   }
 
   private window(window: WindowName, budget: number, store: Store): Window {
@@ -154,7 +176,7 @@ export class TwoWindowLimiter {
           : new RateLimiterMemory(options);
       this.limiters.set(id, limiter);
     }
-    return { limiter, limit };
+    return { name: window, limiter, limit };
   }
 }
 
@@ -169,12 +191,24 @@ async function settle(consumption: Promise<RateLimiterRes>): Promise<Settled> {
   }
 }
 
-function state(limit: number, remaining: number, res: RateLimiterRes): WindowState {
+function state(window: Window, remaining: number, res: RateLimiterRes): WindowState {
   return {
-    limit,
-    remaining: Math.max(0, remaining),
+    name: LABELS[window.name],
+    seconds: WINDOWS[window.name],
+    limit: window.limit,
+    remaining: Math.max(0, Math.min(window.limit, remaining)),
     reset: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
   };
+}
+
+/** The window with fewer requests left is the one the caller should watch (tie: hourly). */
+const tightest = (states: WindowState[]) =>
+  states.reduce((tight, s) => (s.remaining < tight.remaining ? s : tight));
+
+/** The decision as it stands once the request it counted is given back (a `304`). */
+export function refunded(decision: Decision): Decision {
+  const windows = decision.windows.map((w) => ({ ...w, remaining: Math.min(w.limit, w.remaining + 1) }));
+  return { ...decision, windows, shown: tightest(windows) };
 }
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));

@@ -25,6 +25,8 @@ export interface ForwardOptions {
   body?: Buffer;
   /** Headers for the exact path the proxy sends upstream, such as the identity signed over it. */
   headersFor?: (path: string) => Record<string, string>;
+  /** Runs when the service's answer arrives, before its head is written to the client. */
+  onAnswer?: (status: number) => void;
 }
 
 interface InFlight {
@@ -84,6 +86,7 @@ export class Upstream {
         proxyRes: (proxyRes, req) => {
           this.lastAnswerAt = performance.now();
           const status = proxyRes.statusCode ?? 502;
+          this.inFlight.get(req)?.options.onAnswer?.(status);
           this.settle(req, status >= 500 ? new ServerErrorAnswer() : null);
         },
         error: (err, req) => this.settle(req as IncomingMessage, err),

@@ -1,12 +1,16 @@
-import { randomBytes } from 'node:crypto';
 import { SCOPES } from '@community/contracts';
-import { actor, apiClient, redisPrefix, testInfra, serviceSandbox } from '@community/test-harness';
-import { parsePostsConfig } from '../../../posts-service/src/config';
-import { start as startPosts } from '../../../posts-service/src/start';
-import { parseUsersConfig } from '../../../users-service/src/config';
-import { start as startUsers } from '../../../users-service/src/start';
-import { parseWebhookConfig } from '../../../webhook-service/src/config';
-import { start as startWebhooks } from '../../../webhook-service/src/start';
+import type { apiClient } from '@community/test-harness';
+import {
+  actor,
+  redisPrefix,
+  sandboxEnv,
+  serviceSandbox,
+  startServiceUnderTest,
+  testInfra,
+} from '@community/test-harness';
+import { postsService } from '../../../posts-service/test/support/posts-harness';
+import { usersService } from '../../../users-service/test/support/users-harness';
+import { webhookEnv, webhookService } from '../../../webhook-service/test/support/webhooks-harness';
 import { parseGatewayConfig, type GatewayConfig } from '../../src/config';
 import { start as startGateway, type GatewayService } from '../../src/start';
 import { responseValidator } from './openapi-contract';
@@ -36,27 +40,14 @@ export async function startStack(
 ): Promise<Stack> {
   const infra = testInfra();
   const sandbox = await serviceSandbox(label);
-  const { database, exchange } = sandbox;
-  const common = {
-    DATABASE_URL: database.url,
-    AMQP_URL: infra.amqpUrl,
-    AMQP_EXCHANGE: exchange,
-    INTERNAL_TOKEN: randomBytes(24).toString('hex'),
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    SHUTDOWN_GRACE_MS: '500',
-  };
-  const users = await startUsers(parseUsersConfig({ ...common, USERS_SERVICE_PORT: '0', ...usersEnv }));
-  const webhooks = await startWebhooks(
-    parseWebhookConfig({
-      ...common,
-      WEBHOOK_SERVICE_PORT: '0',
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      SECRETS_KEY: randomBytes(32).toString('base64'),
-    }),
-  );
-  const postsConfig = parsePostsConfig({ ...common, POSTS_SERVICE_PORT: '0' });
-  let posts = await startPosts(postsConfig);
-  const postsPort = posts.port;
+  const common = { ...sandboxEnv(sandbox), SHUTDOWN_GRACE_MS: '500' };
+  const on = { label, sandbox };
+  const users = await startServiceUnderTest(usersService, { ...on, env: { ...common, ...usersEnv } });
+  const webhooks = await startServiceUnderTest(webhookService(), {
+    ...on,
+    env: { ...common, ...webhookEnv() },
+  });
+  const posts = await startServiceUnderTest(postsService(), { ...on, env: common });
   const gatewayConfig = (env: Record<string, string>) =>
     parseGatewayConfig({
       ...common,
@@ -64,22 +55,21 @@ export async function startStack(
       REDIS_URL: infra.redisUrl,
       REDIS_PREFIX: redisPrefix(label),
       USERS_SERVICE_URL: users.url,
-      POSTS_SERVICE_URL: `http://127.0.0.1:${postsPort}`,
+      POSTS_SERVICE_URL: posts.url,
       WEBHOOK_SERVICE_URL: webhooks.url,
       ...gatewayEnv,
       ...env,
     });
   let config = gatewayConfig({});
   let gateway: GatewayService = await startGateway(config);
-  let postsRunning = true;
   const stack: Stack = {
     gateway: gateway.url,
     config,
-    users: apiClient(users.url, common.INTERNAL_TOKEN),
-    posts: apiClient(`http://127.0.0.1:${postsPort}`, common.INTERNAL_TOKEN),
+    users: users.call,
+    posts: posts.call,
     usersUrl: users.url,
-    postsUrl: `http://127.0.0.1:${postsPort}`,
-    exchange,
+    postsUrl: posts.url,
+    exchange: sandbox.exchange,
     gatewayService: () => gateway,
     async restartGateway(env = {}) {
       await gateway.stop();
@@ -88,20 +78,12 @@ export async function startStack(
       stack.gateway = gateway.url;
       stack.config = config;
     },
-    async stopPosts() {
-      await posts.stop();
-      postsRunning = false;
-    },
-    async startPosts() {
-      posts = await startPosts({ ...postsConfig, POSTS_SERVICE_PORT: postsPort });
-      postsRunning = true;
-    },
+    stopPosts: () => posts.halt(),
+    startPosts: () => posts.resume(),
     async stop() {
       await gateway.stop();
-      if (postsRunning) await posts.stop();
-      await users.stop();
-      await webhooks.stop();
-      await sandbox.cleanup(['posts-service', 'users-service', 'webhook-service']);
+      await Promise.all([posts.stop(), users.stop(), webhooks.stop()]);
+      await sandbox.cleanup([usersService, postsService(), webhookService()].map((d) => d.service));
     },
   };
   return stack;

@@ -30,6 +30,21 @@ describe('gateway configuration', () => {
     );
   });
 
+  it('reads CORS_ALLOWED_ORIGINS as any origin by default, or exact origins, one line per bad one', () => {
+    expect(parseGatewayConfig(base).CORS_ALLOWED_ORIGINS).toBe('*');
+    const listed = parseGatewayConfig({
+      ...base,
+      CORS_ALLOWED_ORIGINS: 'https://a.example, http://localhost:5173',
+    });
+    expect(listed.CORS_ALLOWED_ORIGINS).toEqual(new Set(['https://a.example', 'http://localhost:5173']));
+    expect(() => parseGatewayConfig({ ...base, CORS_ALLOWED_ORIGINS: 'https://a.example/app' })).toThrow(
+      'CORS_ALLOWED_ORIGINS: "https://a.example/app" is not an origin',
+    );
+    expect(() => parseGatewayConfig({ ...base, CORS_ALLOWED_ORIGINS: '*, https://a.example' })).toThrow(
+      '* must stand alone',
+    );
+  });
+
   it('prefers an explicit URL, and falls back to ports 3001–3003', () => {
     const config = parseGatewayConfig({
       ...base,

@@ -7,11 +7,14 @@ const limitHeaders = {
   'x-ratelimit-limit': '100',
   'x-ratelimit-remaining': '99',
   'x-ratelimit-reset': '1770460000',
+  'ratelimit-policy': '"hour";q=100;w=3600, "day";q=1000;w=86400',
+  ratelimit: '"hour";r=99;t=3599, "day";r=999;t=86399',
 };
 const jsonHeaders = (extra: Record<string, string> = {}) =>
   new Headers({
     'content-type': 'application/json; charset=utf-8',
     'x-request-id': 'r-1',
+    etag: '"2f-q1b9"',
     ...limitHeaders,
     ...extra,
   });
@@ -19,7 +22,7 @@ const jsonHeaders = (extra: Record<string, string> = {}) =>
 const page = {
   success: true,
   data: [RESOURCE_EXAMPLES.Post],
-  pagination: { current_page: 1, total_pages: 1, total_items: 1, per_page: 20 },
+  pagination: { current_page: 1, total_pages: 1, total_items: 1, per_page: 20, next_cursor: null },
 };
 const link = {
   link: '<http://localhost/api/v1/posts?page=1&limit=20>; rel="first", <http://localhost/api/v1/posts?page=1&limit=20>; rel="last"',
@@ -58,7 +61,23 @@ describe('ResponseValidator', () => {
     expect(() => listPosts({ headers: jsonHeaders({ ...link, 'x-ratelimit-reset': 'soon' }) })).toThrow(
       /header X-RateLimit-Reset must be integer/,
     );
-    expect(() => listPosts({ headers: jsonHeaders() })).toThrow(/header Link is missing/);
+    // Every list but a cursor page of a time-ordered one (DESIGN.md §10) has its page links.
+    const { next_cursor: _, ...pageNumbers } = page.pagination;
+    const users = { ...page, data: [], pagination: pageNumbers };
+    expect(() =>
+      validator.check({
+        method: 'GET',
+        path: '/api/v1/users',
+        status: 200,
+        headers: jsonHeaders(),
+        body: users,
+      }),
+    ).toThrow(/header Link is missing/);
+    const cursorPage = { ...page, pagination: { per_page: 20, next_cursor: null } };
+    expect(listPosts({ headers: jsonHeaders(), body: cursorPage })).toEqual({
+      operationId: 'listPosts',
+      status: 200,
+    });
   });
 
   it('refuses a path or method that is not an operation', () => {

@@ -174,17 +174,14 @@ export function redactUrl(url: string): string {
   }
 }
 
-/** The one line a service prints when a dependency is down at start: which URL, and how to start it. */
-export function unreachableError(what: string, url: string, err: unknown, howToStart: string): Error {
+/**
+ * The one line a service prints when a dependency is down at start: which URL, and which variable
+ * names it. How to start the dependency is the machine's business (`npm start` says it).
+ */
+export function unreachableError(what: string, url: string, err: unknown, variable: string): Error {
   const reason =
     (err as { code?: string } | null)?.code ?? (err instanceof Error ? err.message : String(err));
-  return new Error(`${what} is not reachable at ${redactUrl(url)} (${reason}); start it with: ${howToStart}`);
+  return new Error(
+    `${what} is not reachable at ${redactUrl(url)} (${reason}); check that it is running and that ${variable} points at it`,
+  );
 }
-
-/** How to start each local dependency on this project's machines (see README). */
-export const START_COMMANDS = {
-  postgres: 'pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
-  redis:
-    'redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log',
-  rabbitmq: 'rabbitmq-server -detached',
-} as const;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { enumQuery, httpUrlOut, idField, paginationQuery, text, timestamp } from './common';
+import { enumQuery, httpUrlOut, idField, cursorQuery, paginationQuery, text, timestamp } from './common';
 
 export const commentContent = text({ min: 1, max: 10_000 });
 
@@ -17,6 +17,7 @@ export const COMMENT_SORTS = ['oldest', 'newest'] as const;
 export const listCommentsQuery = z.object({
   ...paginationQuery,
   sort: enumQuery(COMMENT_SORTS).default('oldest'),
+  ...cursorQuery,
 });
 export type ListCommentsQuery = z.output<typeof listCommentsQuery>;
 

@@ -114,6 +114,33 @@ export const paginationSchema = z.strictObject({
 });
 export type Pagination = z.infer<typeof paginationSchema>;
 
+/** An opaque cursor is short; anything longer is not one of ours (DESIGN.md §9 bounds the query). */
+export const MAX_CURSOR_LENGTH = 200;
+
+/** `cursor` instead of `page`, on the time-ordered lists (DESIGN.md §10). */
+export const cursorQuery = {
+  cursor: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(MAX_CURSOR_LENGTH, `must be at most ${MAX_CURSOR_LENGTH} characters`)
+    .optional(),
+};
+
+const nextCursor = z.string().nullable();
+
+/** A time-ordered list asked by page: the page numbers, and the cursor that continues after it. */
+export const timePaginationSchema = paginationSchema.extend({ next_cursor: nextCursor });
+/** A time-ordered list asked by cursor: no totals, which a walk never needs. */
+export const cursorPaginationSchema = z.strictObject({ per_page: z.int().min(1), next_cursor: nextCursor });
+
+export function timeListEnvelope<T extends z.ZodType>(item: T) {
+  return z.strictObject({
+    success: z.literal(true),
+    data: z.array(item),
+    pagination: z.union([timePaginationSchema, cursorPaginationSchema]),
+  });
+}
+
 export function singleEnvelope<T extends z.ZodType>(item: T) {
   return z.strictObject({ success: z.literal(true), data: item });
 }

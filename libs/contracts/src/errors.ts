@@ -10,8 +10,10 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   request_timeout: 408,
   conflict: 409,
+  idempotency_in_progress: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  idempotency_key_reused: 422,
   rate_limit_exceeded: 429,
   internal_error: 500,
   service_unavailable: 503,
@@ -101,6 +103,27 @@ export class PostLockedError extends AppError {
 export class UnauthorizedError extends AppError {
   constructor(message = 'a valid API key is required') {
     super('unauthorized', message);
+  }
+}
+
+/** A request with this Idempotency-Key is still running (DESIGN.md §10): retry in a second. */
+export class IdempotencyInProgressError extends AppError {
+  readonly retryAfterSeconds = 1;
+  constructor() {
+    super(
+      'idempotency_in_progress',
+      'a request with this Idempotency-Key is still being processed; retry in a second',
+    );
+  }
+}
+
+/** The Idempotency-Key was used before for another method, path or body (DESIGN.md §10). */
+export class IdempotencyKeyReusedError extends AppError {
+  constructor() {
+    super(
+      'idempotency_key_reused',
+      'this Idempotency-Key was used for a different request; use a new key for a new request',
+    );
   }
 }
 

@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { enumQuery, httpUrlOut, idField, intQuery, MAX_ID, paginationQuery, text, timestamp } from './common';
+import {
+  enumQuery,
+  httpUrlOut,
+  idField,
+  intQuery,
+  MAX_ID,
+  cursorQuery,
+  paginationQuery,
+  text,
+  timestamp,
+} from './common';
 
 export const POST_SORTS = ['latest', 'popular', 'trending'] as const;
 export type PostSort = (typeof POST_SORTS)[number];
@@ -70,6 +80,7 @@ export const listPostsQuery = z.object({
     .pipe(z.string().regex(TAG_PATTERN, 'must be a tag of letters, digits and dashes'))
     .optional(),
   sort: enumQuery(POST_SORTS).default('latest'),
+  ...cursorQuery,
 });
 export type ListPostsQuery = z.output<typeof listPostsQuery>;
 

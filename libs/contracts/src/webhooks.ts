@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { enumQuery, paginationQuery, text, timestamp, httpUrl } from './common';
+import { enumQuery, cursorQuery, paginationQuery, text, timestamp, httpUrl } from './common';
 import { PUBLIC_EVENTS } from './events';
 
 export const MAX_WEBHOOKS_PER_USER = 20;
@@ -51,6 +51,7 @@ export const rotatedSecretSchema = z.strictObject({
 export const listDeliveriesQuery = z.object({
   ...paginationQuery,
   status: enumQuery(DELIVERY_STATUSES).optional(),
+  ...cursorQuery,
 });
 export type ListDeliveriesQuery = z.output<typeof listDeliveriesQuery>;
 

@@ -1,3 +1,14 @@
 export { createDb, ensureDatabase, pingDb, isConnectionError, type Sql, type Tx } from './client';
 export { migrate, loadMigrations, type Migration } from './migrate';
 export { inTransaction } from './transaction';
+export { afterCommit, ambientTx, joinable, withAmbient } from './ambient';
+export {
+  IDEMPOTENCY_KEY_TTL_HOURS,
+  idempotencyMigrations,
+  keepAnswer,
+  keptAnswer,
+  lockKey,
+  sweepIdempotencyKeys,
+  type KeptAnswer,
+  type KeyRef,
+} from './idempotency-keys';

@@ -1,3 +1,4 @@
+import { ambientTx } from './ambient';
 import { isConnectionError, type Sql, type Tx } from './client';
 
 const NEVER = new Promise<never>(() => {});
@@ -23,6 +24,9 @@ const CLOSE_WAIT_MS = 5_000;
  * but first awaited after it is not covered; our code awaits each query where it creates it.
  */
 export async function inTransaction<T>(sql: Sql, work: (tx: Tx) => Promise<T>): Promise<T> {
+  // Inside an ambient transaction (see ambient.ts): a savepoint of it, committed with it.
+  const joined = ambientTx(sql);
+  if (joined) return (await joined.savepoint(work)) as T;
   let settled = false;
   let markSettled = () => {};
   const whenSettled = new Promise<void>((resolve) => (markSettled = resolve));

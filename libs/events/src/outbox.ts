@@ -1,4 +1,4 @@
-import { inTransaction, type Sql, type Tx } from '@community/db';
+import { afterCommit, inTransaction, type Sql, type Tx } from '@community/db';
 import type postgres from 'postgres';
 import { createEnvelope, type EventEnvelope } from './envelope';
 
@@ -27,6 +27,7 @@ export interface TxDeps {
  */
 export async function commitWithEvents<T>(deps: TxDeps, work: (tx: Tx) => Promise<T>): Promise<T> {
   const result = await inTransaction(deps.sql, work);
-  deps.afterCommit();
+  // In an ambient transaction (an idempotent request) the relay waits for the outer commit.
+  afterCommit(deps.sql, deps.afterCommit);
   return result;
 }

@@ -2,9 +2,11 @@ import express, { Router, type Express, type RequestHandler } from 'express';
 import type { Logger } from '@community/logging';
 import { accessLog } from './access-log';
 import { BODY_LIMIT, jsonBody } from './body';
+import { conditionalRequests } from './conditional';
 import { errorHandler, notFound } from './error-handler';
 import { mountHealth, type HealthOptions } from './health';
 import { verifyIdentity } from './identity';
+import { idempotentPosts, type IdempotencyOptions } from './idempotency';
 import { httpMetrics } from './metrics';
 import { requestId } from './request-id';
 
@@ -24,6 +26,11 @@ export interface ServiceAppOptions {
    * answers its own errors.
    */
   mounts?: { path: string; body: 'form' | 'none'; routes: (router: Router) => void }[];
+  /**
+   * `Idempotency-Key` on the POSTs under `/api/v1` (DESIGN.md §10); the protocol mounts, pages and
+   * internal routes have none.
+   */
+  idempotency?: IdempotencyOptions;
   /** PUBLIC_BASE_URL: the origin of absolute URLs in answers (else the request's host); see publicBase. */
   publicBaseUrl?: string;
 }
@@ -36,7 +43,8 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   const { logger, internalToken, health, routes, pages, internal, mounts = [] } = options;
   const app = express();
   app.disable('x-powered-by');
-  app.disable('etag');
+  // A strong ETag over the bytes sent, and 304 for a matching If-None-Match (DESIGN.md §10).
+  conditionalRequests(app);
   app.set('trust proxy', true);
   app.set('query parser', 'simple');
   app.locals.publicBaseUrl = options.publicBaseUrl;
@@ -58,7 +66,8 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   };
   const formBody = express.urlencoded({ extended: false, limit: BODY_LIMIT });
   for (const extra of mounts) mount(extra.path, extra.body === 'form' ? [formBody] : [], extra.routes);
-  mount('/api/v1', jsonBody(), routes);
+  const idempotent = options.idempotency ? [idempotentPosts(options.idempotency)] : [];
+  mount('/api/v1', [...jsonBody(), ...idempotent], routes);
   if (pages) mount('/account', [formBody], pages);
   if (internal) mount('/internal', jsonBody(), internal);
 

@@ -3,7 +3,27 @@ import type { Pagination } from '@community/contracts';
 import { publicBase } from './public-base';
 
 export function sendData(res: Response, data: unknown, status = 200): void {
-  res.status(status).json({ success: true, data });
+  res.status(status).json(envelopeOf(data));
+}
+
+const envelopeOf = (data: unknown) => ({ success: true, data });
+
+/**
+ * For a read that changes something when answered (a post's views): answers `304` when the client's
+ * `If-None-Match` names `data` as {@link sendData} would send it now, and says so; otherwise sends
+ * nothing, and the caller answers. The tag is express's strong ETag over the very bytes `res.json`
+ * would write (DESIGN.md §10), so the two can never disagree.
+ */
+export function answeredNotModified(req: Request, res: Response, data: unknown): boolean {
+  const etagOf = req.app.get('etag fn') as ((body: string, encoding: 'utf8') => string) | undefined;
+  if (!etagOf) return false;
+  res.setHeader('ETag', etagOf(JSON.stringify(envelopeOf(data)), 'utf8'));
+  if (req.fresh) {
+    res.status(304).end();
+    return true;
+  }
+  res.removeHeader('ETag');
+  return false;
 }
 
 export function sendCreated(res: Response, data: unknown, location: string): void {
@@ -16,6 +36,15 @@ export interface Page<T> {
   totalItems: number;
   page: number;
   limit: number;
+  /** On a time-ordered list: where a cursor walk continues after this page (null: nothing more). */
+  nextCursor?: string | null;
+}
+
+/** A page of a time-ordered list asked by cursor (DESIGN.md §10). */
+export interface CursorPage<T> {
+  items: T[];
+  limit: number;
+  nextCursor: string | null;
 }
 
 /**
@@ -27,7 +56,7 @@ export interface Page<T> {
 export function sendPage<T>(
   req: Request,
   res: Response,
-  { items, totalItems, page, limit }: Page<T>,
+  { items, totalItems, page, limit, nextCursor }: Page<T>,
   filters: Record<string, unknown> = {},
 ): void {
   const pagination: Pagination = {
@@ -37,7 +66,26 @@ export function sendPage<T>(
     per_page: limit,
   };
   res.setHeader('Link', linkHeader(req, pagination, filters));
-  res.status(200).json({ success: true, data: items, pagination });
+  const withCursor = nextCursor === undefined ? pagination : { ...pagination, next_cursor: nextCursor };
+  res.status(200).json({ success: true, data: items, pagination: withCursor });
+}
+
+/** A cursor page: `{per_page, next_cursor}` and a `Link` `rel="next"` carrying the cursor. */
+export function sendCursorPage<T>(
+  req: Request,
+  res: Response,
+  { items, limit, nextCursor }: CursorPage<T>,
+  filters: Record<string, unknown> = {},
+): void {
+  if (nextCursor !== null) {
+    const query = listQuery(req, filters);
+    query.set('cursor', nextCursor);
+    query.set('limit', String(limit));
+    res.setHeader('Link', `<${listBase(req)}?${query.toString()}>; rel="next"`);
+  }
+  res
+    .status(200)
+    .json({ success: true, data: items, pagination: { per_page: limit, next_cursor: nextCursor } });
 }
 
 export function linkHeader(
@@ -45,12 +93,8 @@ export function linkHeader(
   { current_page, total_pages, per_page }: Pagination,
   filters: Record<string, unknown> = {},
 ): string {
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(filters)) {
-    const sent = Object.hasOwn(req.query, name);
-    if (sent && name !== 'page' && name !== 'limit' && isScalar(value)) query.set(name, String(value));
-  }
-  const base = `${publicBase(req)}${req.baseUrl}${req.path}`;
+  const query = listQuery(req, filters);
+  const base = listBase(req);
   const at = (page: number, rel: string) => {
     query.set('page', String(page));
     query.set('limit', String(per_page));
@@ -63,6 +107,19 @@ export function linkHeader(
   links.push(at(last, 'last'));
   return links.join(', ');
 }
+
+/** The documented filters the request used (their validated values), nothing else it appended. */
+function listQuery(req: Request, filters: Record<string, unknown>): URLSearchParams {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(filters)) {
+    const sent = Object.hasOwn(req.query, name);
+    if (sent && !POSITION.has(name) && isScalar(value)) query.set(name, String(value));
+  }
+  return query;
+}
+
+const POSITION = new Set(['page', 'limit', 'cursor']);
+const listBase = (req: Request) => `${publicBase(req)}${req.baseUrl}${req.path}`;
 
 const isScalar = (value: unknown): value is string | number | boolean =>
   typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';

@@ -4,6 +4,7 @@ import {
   ERROR_STATUS,
   NotFoundError,
   RateLimitedError,
+  IdempotencyInProgressError,
   ServiceUnavailableError,
 } from '@community/contracts';
 import { isConnectionError } from '@community/db';
@@ -71,7 +72,8 @@ export function errorReply(err: unknown, logger: Logger, context: ErrorContext):
   }
   const headers: Record<string, string> = {};
   if (error instanceof MethodNotAllowedError) headers.Allow = error.allow.join(', ');
-  if (error instanceof ServiceUnavailableError) headers['Retry-After'] = String(error.retryAfterSeconds);
+  if (error instanceof ServiceUnavailableError || error instanceof IdempotencyInProgressError)
+    headers['Retry-After'] = String(error.retryAfterSeconds);
   const retryAfter =
     error instanceof RateLimitedError ? Math.max(1, Math.ceil(error.retryAfterSeconds)) : null;
   if (retryAfter !== null) headers['Retry-After'] = String(retryAfter);

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { isRole, toTimestamp, UnauthorizedError, effectiveScopes, type Actor } from '@community/contracts';
+import { effectiveScopes } from '@community/access';
+import { isRole, toTimestamp, UnauthorizedError, type Actor } from '@community/contracts';
 import { currentLogContext } from '@community/logging';
 
 /** Headers the gateway sets; services trust them only with a valid signature. */

@@ -10,7 +10,18 @@ export {
   type OperationHandlers,
   type RoutedOperation,
 } from './resource';
-export { sendData, sendCreated, sendPage, linkHeader, type Page } from './envelope';
+export {
+  answeredNotModified,
+  sendData,
+  sendCreated,
+  sendPage,
+  sendCursorPage,
+  linkHeader,
+  type Page,
+  type CursorPage,
+} from './envelope';
+export { encodeCursor, decodeCursor, type CursorList } from './cursor';
+export { sendTimeOrdered, sliceOf, type Slice, type TimeOrderedList } from './time-ordered';
 export { signIdentity, verifyIdentity, requireActor, IDENTITY_HEADERS } from './identity';
 export { createRegistry, httpMetrics, requestRecorder, routeOf, type RecordRequest } from './metrics';
 export { mountHealth, PROBE_PATHS, type ReadinessCheck, type HealthOptions } from './health';
@@ -20,3 +31,11 @@ export { jsonBody, hasBody, BODY_LIMIT } from './body';
 export { requestId, requestIdField, takeRequestId } from './request-id';
 export { accessLog, logAccess, type AccessEntry } from './access-log';
 export { publicBase } from './public-base';
+export { conditionalRequests, namesEtag } from './conditional';
+export { isCrossOrigin } from './cross-origin';
+export {
+  idempotentPosts,
+  IDEMPOTENCY_KEY_HEADER,
+  REPLAYED_HEADER,
+  type IdempotencyOptions,
+} from './idempotency';

@@ -2,6 +2,9 @@ import type { z } from 'zod';
 import {
   idField,
   listEnvelope,
+  timeListEnvelope,
+  timePaginationSchema,
+  cursorPaginationSchema,
   oauthErrorSchema,
   paginationQuery,
   paginationSchema,
@@ -11,7 +14,7 @@ import {
 import { PAGINATION_EXAMPLE, REQUEST_EXAMPLES, RESOURCE_EXAMPLES } from './examples';
 import { INFO } from './info';
 import { OAUTH_ERROR_RESPONSES, oauthErrorResponseComponent } from './oauth-responses';
-import { errorStatuses, TAGS, type Method, type OperationSpec } from './operation';
+import { errorStatuses, idempotent, TAGS, type Method, type OperationSpec } from './operation';
 import { OPERATIONS } from './operations';
 import {
   commonHeaders,
@@ -19,6 +22,7 @@ import {
   errorResponseComponent,
   errorSchemaName,
   HEADER_COMPONENTS,
+  notModifiedResponse,
   PARAMETERS,
   ref,
 } from './responses';
@@ -47,6 +51,20 @@ const QUERY_DESCRIPTIONS: Record<string, string> = {
   tag: 'Only posts with this tag (case-insensitive).',
   sort: 'Order of the list.',
   status: 'Only deliveries in this state.',
+  cursor:
+    'Instead of `page`: continue a walk where `pagination.next_cursor` of the previous answer left off. Every item that existed when the walk began comes exactly once, and any cursor page costs what the first page costs. Not with `page`; on posts only with `sort=latest`.',
+};
+
+/** A list whose query takes a `cursor` is time-ordered (DESIGN.md §10): it answers either pagination. */
+const timeOrdered = (op: OperationSpec) => op.query?.shape.cursor !== undefined;
+
+const CURSOR_EXAMPLE = 'eyJ2IjoxLCJsIjoicG9zdHMiLCJzIjoiW10iLCJpIjo0Mn0';
+
+const TIME_ORDERED_LINK = {
+  description:
+    'By page: RFC 8288 links `first`, `last` and, where they exist, `prev` and `next`. By cursor: `next`, carrying `next_cursor`, and none on the last page.',
+  schema: { type: 'string', pattern: 'rel="(first|next)"' },
+  required: false,
 };
 
 const SINGULAR: Record<string, string> = {
@@ -76,7 +94,12 @@ function envelopes(): Record<string, z.ZodType> {
     const schema = op.response.schema as ResourceName | null;
     if (named[name] || !schema || op.response.kind === 'plain') continue;
     const item = RESOURCES[schema];
-    named[name] = op.response.kind === 'page' ? listEnvelope(item) : singleEnvelope(item);
+    named[name] =
+      op.response.kind !== 'page'
+        ? singleEnvelope(item)
+        : timeOrdered(op)
+          ? timeListEnvelope(item)
+          : listEnvelope(item);
   }
   return named;
 }
@@ -104,14 +127,29 @@ function parameters(op: OperationSpec): Json[] {
     };
   });
   const csrf = op.session ? [ref('parameters', 'CsrfToken')] : [];
-  return [...path, ...query, ...csrf];
+  const conditional = conditionalGet(op) ? [ref('parameters', 'IfNoneMatch')] : [];
+  const idempotency = idempotent(op) ? [ref('parameters', 'IdempotencyKey')] : [];
+  return [...path, ...query, ...csrf, ...conditional, ...idempotency];
 }
+
+/** Only on a replay, so not required: written inline. */
+const REPLAYED: Json = {
+  description:
+    'The first answer to this `Idempotency-Key`, replayed: nothing was created or changed this time.',
+  required: false,
+  schema: { type: 'string', const: 'true' },
+};
+
+/** A GET answered 200 carries an ETag and may be answered 304 (DESIGN.md §10). */
+const conditionalGet = (op: OperationSpec) => op.method === 'get' && op.response.status === 200;
 
 function successResponse(op: OperationSpec): Json {
   const { status, kind, schema, description, noStore } = op.response;
   const headers: Json = commonHeaders(!op.unlimited);
-  if (kind === 'page') headers.Link = ref('headers', 'Link');
+  if (conditionalGet(op)) headers.ETag = ref('headers', 'ETag');
+  if (kind === 'page') headers.Link = timeOrdered(op) ? TIME_ORDERED_LINK : ref('headers', 'Link');
   if (status === 201) headers.Location = ref('headers', 'Location');
+  if (idempotent(op)) headers['Idempotent-Replayed'] = REPLAYED;
   if (noStore) headers['Cache-Control'] = ref('headers', 'Cache-Control');
   Object.assign(headers, op.response.headers);
   if (kind === 'svg')
@@ -119,7 +157,13 @@ function successResponse(op: OperationSpec): Json {
   const item = schema ? RESOURCE_EXAMPLES[schema] : undefined;
   const example =
     kind === 'page'
-      ? { success: true, data: [item], pagination: PAGINATION_EXAMPLE }
+      ? {
+          success: true,
+          data: [item],
+          pagination: timeOrdered(op)
+            ? { ...PAGINATION_EXAMPLE, next_cursor: CURSOR_EXAMPLE }
+            : PAGINATION_EXAMPLE,
+        }
       : kind === 'single'
         ? { success: true, data: item }
         : item;
@@ -152,6 +196,8 @@ function operation(op: OperationSpec): Json {
     };
   }
   const responses: Json = { [op.response.status]: successResponse(op) };
+  if (conditionalGet(op))
+    responses['304'] = op.unlimited ? notModifiedResponse(false) : ref('responses', 'NotModified');
   for (const status of errorStatuses(op)) {
     const oauth = op.protocol === 'oauth' ? OAUTH_ERROR_RESPONSES[status] : undefined;
     // An unlimited operation's errors carry no limit headers: its own copy of the shared answer.
@@ -178,6 +224,8 @@ function schemas(): Record<string, JsonSchema> {
     {
       ...RESOURCES,
       Pagination: paginationSchema,
+      TimePagination: timePaginationSchema,
+      CursorPagination: cursorPaginationSchema,
       ...envelopes(),
       OpenApiDocument: openApiDocumentSchema,
       ValidationError: validationErrorEnvelope,
@@ -212,6 +260,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     components: {
       schemas: schemas(),
       responses: Object.fromEntries([
+        ['NotModified', notModifiedResponse()],
         ...Object.entries(ERROR_RESPONSES).map(([status, { name }]) => [
           name,
           errorResponseComponent(+status),
@@ -228,6 +277,20 @@ export function buildOpenApiDocument(): OpenApiDocument {
           in: 'header',
           description: 'With the account session cookie instead of a key: the CSRF token of that session.',
           schema: { type: 'string' },
+        },
+        IfNoneMatch: {
+          name: 'If-None-Match',
+          in: 'header',
+          description:
+            'An `ETag` this answer had (or `*`): `304 Not Modified` while it is still current, counted in neither window.',
+          schema: { type: 'string' },
+        },
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          description:
+            'Any 1–255 visible ASCII characters, new for each new request (a UUID, say). For 24 hours a retry with the same key, method, path and body gets the first answer again, with `Idempotent-Replayed: true`, and creates nothing; the same key with another request is `422 idempotency_key_reused`, and one while the first still runs `409 idempotency_in_progress`. Keys are per account (per client address without one). Answers the gateway gives itself (401, 403, 429, 503) are not kept.',
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
         },
         ...WEBHOOK_PARAMETERS,
       },

@@ -182,6 +182,14 @@ export const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'method_not_allowed'>, Re
     message: 'a category with slug "general" already exists',
     details: { field: 'slug' },
   },
+  idempotency_in_progress: {
+    error: 'idempotency_in_progress',
+    message: 'a request with this Idempotency-Key is still being processed; retry in a second',
+  },
+  idempotency_key_reused: {
+    error: 'idempotency_key_reused',
+    message: 'this Idempotency-Key was used for a different request; use a new key for a new request',
+  },
   request_timeout: { error: 'request_timeout', message: 'the request body did not arrive within 10 seconds' },
   payload_too_large: { error: 'payload_too_large', message: 'the request body is larger than 64 KiB' },
   unsupported_media_type: {

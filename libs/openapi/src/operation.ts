@@ -81,9 +81,14 @@ export function errorStatuses(op: OperationSpec): number[] {
   // A redirect passes its query on unread: the page it leads to checks it.
   if (op.query && op.response.status !== 302) statuses.add(400);
   if (op.path.includes('{')) statuses.add(404);
+  if (idempotent(op)) [409, 422].forEach((status) => statuses.add(status));
   for (const status of op.errors ?? []) statuses.add(status);
   return [...statuses].sort((a, b) => a - b);
 }
+
+/** A POST under `/api/v1` takes an `Idempotency-Key` (DESIGN.md §10); the OAuth protocol's do not. */
+export const idempotent = (op: OperationSpec) =>
+  op.method === 'post' && !op.protocol && !op.server && !op.unlimited;
 
 /** The API's base path: every operation's path is under it unless it names its own `server`. */
 export const API_BASE = '/api/v1';

@@ -16,6 +16,21 @@ export const HEADERS: Record<string, Json> = {
     description: 'Unix time in seconds at which that window resets.',
     schema: integer(0),
   },
+  RateLimit: {
+    description:
+      'IETF RateLimit field: what is left of each window and the seconds until it resets, e.g. `"hour";r=99;t=3599, "day";r=999;t=86399` (the account pages: `hour` only).',
+    schema: { type: 'string', pattern: '^"hour";r=\\d+;t=\\d+' },
+  },
+  'RateLimit-Policy': {
+    description:
+      'IETF RateLimit-Policy field: the quota and length in seconds of each window, e.g. `"hour";q=100;w=3600, "day";q=1000;w=86400`.',
+    schema: { type: 'string', pattern: '^"hour";q=\\d+;w=3600' },
+  },
+  ETag: {
+    description:
+      'Strong validator of the answer: a hash of its body bytes. Send it back in `If-None-Match` to get `304` while nothing changed.',
+    schema: { type: 'string', pattern: '^"[^"]+"$' },
+  },
   'X-Request-Id': {
     description: 'Identifies the request in the logs; echoed when the client sent a sane one.',
     schema: { type: 'string', minLength: 1 },
@@ -41,7 +56,13 @@ export const HEADERS: Record<string, Json> = {
   },
 };
 
-const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+const RATE_LIMIT_HEADERS = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit-Policy',
+  'RateLimit',
+];
 
 /** Every header is required where it is referenced; the few optional uses are written inline. */
 export const HEADER_COMPONENTS = Object.fromEntries(
@@ -107,11 +128,20 @@ export const ERROR_RESPONSES: Record<number, ErrorResponse> = {
     description:
       'The body did not arrive within the gateway’s `BODY_TIMEOUT_MS` (a slow or stalled client); the connection is closed.',
   },
-  409: { name: 'Conflict', description: 'A uniqueness rule or the state of the resource forbids this.' },
+  409: {
+    name: 'Conflict',
+    description:
+      'A uniqueness rule or the state of the resource forbids this (`conflict`), or a request with the same `Idempotency-Key` is still running (`idempotency_in_progress`, with `Retry-After: 1`).',
+  },
   413: { name: 'PayloadTooLarge', description: 'The body is larger than 64 KiB.' },
   415: {
     name: 'UnsupportedMediaType',
     description: 'A body was sent without `Content-Type: application/json`.',
+  },
+  422: {
+    name: 'IdempotencyKeyReused',
+    description:
+      'This `Idempotency-Key` was used in the last 24 hours for a different method, path or body (`idempotency_key_reused`); nothing was done.',
   },
   429: {
     name: 'TooManyRequests',
@@ -133,6 +163,15 @@ export const ERROR_RESPONSES: Record<number, ErrorResponse> = {
 export function errorSchemaName(status: number): string {
   const { name } = ERROR_RESPONSES[status]!;
   return name.endsWith('Error') ? name : `${name}Error`;
+}
+
+/** The answer to a GET whose `If-None-Match` names the current ETag: free (DESIGN.md §10). */
+export function notModifiedResponse(limited = true): Json {
+  return {
+    description:
+      'Not modified: `If-None-Match` names the current `ETag`. No body, and not counted in either window: the limit headers show the budget after the refund.',
+    headers: { ...commonHeaders(limited), ETag: ref('headers', 'ETag') },
+  };
 }
 
 /** `limited: false` for an operation served before the limits (its answers carry no X-RateLimit-*). */

@@ -36,7 +36,17 @@ describe('the generated document', () => {
     for (const op of OPERATIONS.filter((o) => !o.unlimited)) {
       const operation = document.paths[op.path]![op.method]!;
       const responses = operation.responses as Record<string, any>;
-      expect(Object.keys(responses).map(Number)).toEqual([op.response.status, ...errorStatuses(op)]);
+      const conditional = op.method === 'get' && op.response.status === 200;
+      expect(Object.keys(responses).map(Number)).toEqual([
+        op.response.status,
+        ...(conditional ? [304] : []),
+        ...errorStatuses(op),
+      ]);
+      if (conditional) {
+        expect(responses['304']).toEqual({ $ref: '#/components/responses/NotModified' });
+        expect(responses['200'].headers.ETag).toEqual({ $ref: '#/components/headers/ETag' });
+        expect(operation.parameters).toContainEqual({ $ref: '#/components/parameters/IfNoneMatch' });
+      }
       expect(responses['429']).toEqual({ $ref: '#/components/responses/TooManyRequests' });
       expect(Object.keys(responses[op.response.status].headers)).toEqual(
         expect.arrayContaining([
@@ -44,6 +54,8 @@ describe('the generated document', () => {
           'X-RateLimit-Limit',
           'X-RateLimit-Remaining',
           'X-RateLimit-Reset',
+          'RateLimit-Policy',
+          'RateLimit',
         ]),
       );
       const security = op.scope
@@ -60,7 +72,8 @@ describe('the generated document', () => {
     expect(item.servers).toEqual([expect.objectContaining({ url: '/' })]);
     const operation = item.get as any;
     expect(operation.security).toEqual([]);
-    expect(Object.keys(operation.responses)).toEqual(['200', '404', '500', '503']);
+    expect(Object.keys(operation.responses)).toEqual(['200', '304', '404', '500', '503']);
+    expect(operation.responses['304'].headers['X-RateLimit-Limit'].required).toBe(false);
     const ok = operation.responses['200'];
     expect(Object.keys(ok.content)).toEqual(['image/svg+xml']);
     expect(ok.headers['Cache-Control'].schema.const).toBe('public, max-age=86400');
@@ -122,7 +135,10 @@ describe('the generated document', () => {
     expect(lists.filter((op) => !op.query).map((op) => op.id)).toEqual(['listApiKeys', 'listOAuthApps']);
     for (const op of lists) {
       const operation = document.paths[op.path]![op.method] as any;
-      expect(operation.responses['200'].headers.Link).toEqual({ $ref: '#/components/headers/Link' });
+      const link = operation.responses['200'].headers.Link;
+      // A time-ordered list's Link is `next` alone when walked by cursor: not always `first`.
+      if (op.query?.shape.cursor) expect(link).toMatchObject({ required: false, schema: { type: 'string' } });
+      else expect(link).toEqual({ $ref: '#/components/headers/Link' });
       if (!op.query) continue;
       expect(operation.parameters).toEqual(
         expect.arrayContaining([
@@ -131,6 +147,33 @@ describe('the generated document', () => {
         ]),
       );
     }
+  });
+
+  it('documents Idempotency-Key, 409 and 422 on every POST under /api/v1 but the OAuth protocol', () => {
+    const posts = OPERATIONS.filter((op) => op.method === 'post');
+    const keyed = posts.filter((op) => !op.protocol && !op.server);
+    expect(keyed.map((op) => op.id)).toEqual(
+      expect.arrayContaining(['createPost', 'register', 'createWebhook', 'createOAuthApp']),
+    );
+    for (const op of posts) {
+      const operation = document.paths[op.path]!.post as any;
+      const takesKey = keyed.includes(op);
+      expect([
+        op.id,
+        operation.parameters?.some((p: any) => p.$ref?.endsWith('/IdempotencyKey')) ?? false,
+      ]).toEqual([op.id, takesKey]);
+      if (!takesKey) continue;
+      expect(operation.responses).toMatchObject({
+        '409': { $ref: '#/components/responses/Conflict' },
+        '422': { $ref: '#/components/responses/IdempotencyKeyReused' },
+      });
+      expect(operation.responses[op.response.status].headers['Idempotent-Replayed']).toMatchObject({
+        required: false,
+      });
+    }
+    const schemas = (document.components as any).schemas;
+    expect(JSON.stringify(schemas)).toContain('idempotency_in_progress');
+    expect(JSON.stringify(schemas)).toContain('idempotency_key_reused');
   });
 
   it('requires retry_after in the 429 body', () => {
@@ -169,7 +212,7 @@ describe('the examples', () => {
     expect(RESOURCE_EXAMPLES.CreatedApiKey.key).toMatch(/^cpk_[0-9A-Za-z]{40}$/);
     expect(RESOURCE_EXAMPLES.CreatedApiKey.key.startsWith(RESOURCE_EXAMPLES.CreatedApiKey.prefix)).toBe(true);
     expect(Buffer.from(RESOURCE_EXAMPLES.CreatedWebhook.secret.slice(6), 'base64')).toHaveLength(32);
-    expect(Object.keys(ERROR_EXAMPLES)).toHaveLength(14);
+    expect(Object.keys(ERROR_EXAMPLES)).toHaveLength(16);
     const app = RESOURCE_EXAMPLES.OAuthAppWithSecret;
     expect(app.client_id).toMatch(/^cpi_[0-9A-Za-z]{24}$/);
     expect(app.client_secret).toMatch(/^cps_[0-9A-Za-z]{40}$/);

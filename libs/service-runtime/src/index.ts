@@ -1,6 +1,6 @@
 import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createDb, pingDb, type Sql } from '@community/db';
+import { createDb, joinable, pingDb, type Sql } from '@community/db';
 import {
   AmqpConnection,
   EventConsumer,
@@ -8,9 +8,10 @@ import {
   type EventHandler,
   type TxDeps,
 } from '@community/events';
-import { createRegistry, listen, type HealthOptions } from '@community/http-kit';
+import { createRegistry, listen, type HealthOptions, type IdempotencyOptions } from '@community/http-kit';
 import type { Logger } from '@community/logging';
 import type { Registry } from 'prom-client';
+import { IdempotencyKeySweeper } from './idempotency-sweeper';
 import { applyMigrations, ensureServiceDatabase } from './migrations';
 
 /** The variables every data service reads (see dataServiceEnv in @community/config). */
@@ -48,6 +49,8 @@ export interface DataRuntime extends TxDeps {
   registry: Registry;
   amqp: AmqpConnection;
   health: HealthOptions;
+  /** What the service's `/api/v1` POSTs need for `Idempotency-Key` (DESIGN.md §10). */
+  idempotency: IdempotencyOptions;
   /** PUBLIC_BASE_URL, for the absolute URLs the service writes. */
   publicBaseUrl?: string;
 }
@@ -73,7 +76,9 @@ const LOOPBACK = '127.0.0.1';
 export async function startDataService(spec: DataServiceSpec): Promise<RunningDataService> {
   const { config, logger, service, schema } = spec;
   await ensureServiceDatabase(config.DATABASE_URL);
-  const sql = createDb(config.DATABASE_URL, { schema, max: config.DB_POOL_MAX });
+  const pool = createDb(config.DATABASE_URL, { schema, max: config.DB_POOL_MAX });
+  // Queries join an idempotent request's transaction where one is open (see libs/db ambient.ts).
+  const sql = joinable(pool);
   const applied = await applyMigrations(sql, schema, spec.migrationsDir);
   if (applied.length) logger.info({ applied }, 'migrations applied');
 
@@ -94,6 +99,8 @@ export async function startDataService(spec: DataServiceSpec): Promise<RunningDa
   });
   relay.start();
   consumer.start();
+  const sweeper = new IdempotencyKeySweeper(sql, logger);
+  sweeper.start();
 
   let shuttingDown = false;
   const runtime: DataRuntime = {
@@ -102,6 +109,7 @@ export async function startDataService(spec: DataServiceSpec): Promise<RunningDa
     registry,
     amqp,
     publicBaseUrl: config.PUBLIC_BASE_URL,
+    idempotency: { sql, logger, afterCommit: crashAfterCommit() },
     health: {
       version: VERSION,
       registry,
@@ -131,13 +139,28 @@ export async function startDataService(spec: DataServiceSpec): Promise<RunningDa
       shuttingDown = true;
       await server.close(config.SHUTDOWN_GRACE_MS);
       await spec.onStop?.();
+      sweeper.stop();
       await consumer.stop();
       await relay.stop();
       await amqp.close();
-      await sql.end({ timeout: 5 });
+      await pool.end({ timeout: 5 });
     },
+  };
+}
+
+/**
+ * Fault injection for the e2e suite only, never set in a deployment: the process dies right after
+ * committing the request that carries this Idempotency-Key, before answering it — the crash a
+ * retry must survive without a second write (e2e/test/owned-stack/process-faults.test.ts).
+ */
+function crashAfterCommit(): ((key: string) => void) | undefined {
+  const fatal = process.env.E2E_CRASH_AFTER_COMMIT_KEY;
+  if (!fatal) return undefined;
+  return (key) => {
+    if (key === fatal) process.kill(process.pid, 'SIGKILL');
   };
 }
 export { PendingBatch, type PendingBatchOptions } from './pending-batch';
 export { applyMigrations, runMigrations, type ServiceSchema } from './migrations';
 export { runService, lostConnectionRejections, type Stoppable } from './lifecycle';
+export { IdempotencyKeySweeper } from './idempotency-sweeper';

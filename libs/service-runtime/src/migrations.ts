@@ -1,17 +1,31 @@
-import { START_COMMANDS, unreachableError } from '@community/config';
-import { createDb, ensureDatabase, loadMigrations, migrate, type Sql } from '@community/db';
+import { unreachableError } from '@community/config';
+import {
+  createDb,
+  ensureDatabase,
+  idempotencyMigrations,
+  loadMigrations,
+  migrate,
+  type Sql,
+} from '@community/db';
 import { eventsMigrations } from '@community/events';
 import { createLogger } from '@community/logging';
 
-/** Applies a service's pending migrations into its schema: the outbox/inbox tables, then its own files. */
+/**
+ * Applies a service's pending migrations into its schema: the outbox/inbox and idempotency-key
+ * tables, then its own files.
+ */
 export function applyMigrations(sql: Sql, schema: string, migrationsDir: string): Promise<string[]> {
-  return migrate(sql, schema, [...eventsMigrations, ...loadMigrations(migrationsDir)]);
+  return migrate(sql, schema, [
+    ...eventsMigrations,
+    ...idempotencyMigrations,
+    ...loadMigrations(migrationsDir),
+  ]);
 }
 
 /** Creates the database when it is missing; an unreachable server becomes the one-line start error. */
 export async function ensureServiceDatabase(databaseUrl: string): Promise<void> {
   await ensureDatabase(databaseUrl).catch((err: unknown) => {
-    throw unreachableError('PostgreSQL', databaseUrl, err, START_COMMANDS.postgres);
+    throw unreachableError('PostgreSQL', databaseUrl, err, 'DATABASE_URL');
   });
 }
 

@@ -101,6 +101,6 @@ it('fails to start with one sentence when PostgreSQL is unreachable', async () =
       app: () => () => {},
     }),
   ).rejects.toThrow(
-    /^PostgreSQL is not reachable at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/nope \(ECONNREFUSED\); start it with: /,
+    /^PostgreSQL is not reachable at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/nope \(ECONNREFUSED\); check that it is running and that DATABASE_URL points at it$/,
   );
 });

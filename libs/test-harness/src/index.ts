@@ -13,3 +13,10 @@ export { probeQueue, type ProbeQueue } from './probe-queue';
 export { apiClient, actor, type ApiResponse, type RequestOptions } from './api-client';
 export { serviceSandbox, type ServiceSandbox } from './service-sandbox';
 export { findChromium, launchChromium, type FoundChromium } from './chromium';
+export {
+  sandboxEnv,
+  startServiceUnderTest,
+  type RunningService,
+  type ServiceDefinition,
+  type ServiceUnderTest,
+} from './service-under-test';

@@ -38,6 +38,23 @@ export async function listComments(
   return { rows, total: count?.total ?? 0 };
 }
 
+/** Live comments of a post after the comment `afterId`, in the list's order: a keyset read. */
+export async function commentsAfter(
+  db: Db,
+  postId: number,
+  newestFirst: boolean,
+  afterId: number,
+  limit: number,
+): Promise<CommentRow[]> {
+  const position = db`(select created_at, id from comments where id = ${afterId})`;
+  return db<CommentRow[]>`
+    ${SELECT_COMMENT(db)}
+    where c.post_id = ${postId} and c.deleted_at is null
+      and ${newestFirst ? db`(c.created_at, c.id) < ${position}` : db`(c.created_at, c.id) > ${position}`}
+    order by ${newestFirst ? db`c.created_at desc, c.id desc` : db`c.created_at asc, c.id asc`}
+    limit ${limit}`;
+}
+
 export async function insertComment(
   tx: Tx,
   comment: { postId: number; parentId: number | null; authorId: number; content: string },

@@ -116,6 +116,29 @@ export async function listPosts(
   return { rows, total };
 }
 
+/**
+ * Live posts matching `filter` after the post `afterId` in the latest order (created_at, id
+ * descending): a keyset read on the `*_latest_idx` indexes, as cheap at any depth as the first page.
+ * The position is read from the row itself, soft-deleted or not, at full timestamp precision.
+ */
+export async function latestPostsAfter(
+  db: Db,
+  filter: PostFilter,
+  afterId: number,
+  limit: number,
+): Promise<PostRow[]> {
+  return db<PostRow[]>`
+    with page as (
+      select p.* from posts p
+      where ${whereLive(db, filter)}
+        and (p.created_at, p.id) < (select created_at, id from posts where id = ${afterId})
+      order by p.created_at desc, p.id desc
+      limit ${limit}
+    )
+    ${withAuthorAndCategory(db, db`page`)}
+    order by p.created_at desc, p.id desc`;
+}
+
 export async function findLivePost(
   db: Db,
   id: number,

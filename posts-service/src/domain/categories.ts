@@ -10,7 +10,7 @@ import {
 import type { Page } from '@community/http-kit';
 import * as repo from '../db/categories.repository';
 import { commitWithEvents, type TxDeps } from '@community/events';
-import { assertAdmin } from '@community/contracts';
+import { assertAdmin } from '@community/access';
 import { toCategory } from './representations';
 import { slugify } from './slug';
 

@@ -6,12 +6,12 @@ import {
   requireActor,
   sendCreated,
   sendData,
-  sendPage,
+  sendTimeOrdered,
   type OperationHandlers,
 } from '@community/http-kit';
 import { deleteComment, setCommentLike, updateComment } from '../domain/comments/change-comment';
 import { createComment } from '../domain/comments/create-comment';
-import { listComments, readComment } from '../domain/comments/read-comments';
+import { listComments, listCommentsAfter, readComment } from '../domain/comments/read-comments';
 import type { TxDeps } from '@community/events';
 
 /** The handlers of the comment operations in `POST_OPERATIONS` (libs/openapi), by operation id. */
@@ -20,7 +20,13 @@ export function commentsHandlers(deps: TxDeps): OperationHandlers {
     listComments: async (req, res) => {
       const postId = parseId(req.params.id, 'post');
       const query = parseWith(listCommentsQuery, req.query);
-      sendPage(req, res, await listComments(deps, postId, query, publicBase(req)), query);
+      const base = publicBase(req);
+      await sendTimeOrdered(req, res, {
+        list: { name: 'comments', scope: `${postId}:${query.sort}` },
+        query,
+        byPage: () => listComments(deps, postId, query, base),
+        after: (id) => listCommentsAfter(deps, postId, query, id, base),
+      });
     },
     createComment: async (req, res) => {
       const postId = parseId(req.params.id, 'post');

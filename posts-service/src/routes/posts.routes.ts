@@ -1,12 +1,13 @@
 import { createPostBody, listPostsQuery, updatePostBody } from '@community/contracts';
 import {
+  answeredNotModified,
   parseId,
   parseWith,
   publicBase,
   requireActor,
   sendCreated,
   sendData,
-  sendPage,
+  sendTimeOrdered,
   type OperationHandlers,
 } from '@community/http-kit';
 import type { TxDeps } from '@community/events';
@@ -14,7 +15,7 @@ import type { Clock } from '../domain/clock';
 import { createPost } from '../domain/posts/create-post';
 import { deletePost } from '../domain/posts/delete-post';
 import { setPostLike } from '../domain/posts/like-post';
-import { listPosts, readPost } from '../domain/posts/read-posts';
+import { countView, currentPost, latestPostsAfter, listPosts } from '../domain/posts/read-posts';
 import { updatePost } from '../domain/posts/update-post';
 import type { ViewCounter } from '../domain/posts/view-counter';
 
@@ -28,7 +29,14 @@ export function postsHandlers(deps: PostsRouteDeps): OperationHandlers {
   return {
     listPosts: async (req, res) => {
       const query = parseWith(listPostsQuery, req.query);
-      sendPage(req, res, await listPosts(deps, query), query);
+      const { category, author, tag, sort } = query;
+      await sendTimeOrdered(req, res, {
+        list: { name: 'posts', scope: JSON.stringify([category, author, tag]) },
+        query,
+        walkable: sort === 'latest',
+        byPage: () => listPosts(deps, query),
+        after: (id) => latestPostsAfter(deps, query, id),
+      });
     },
     createPost: async (req, res) => {
       const post = await createPost(
@@ -39,8 +47,10 @@ export function postsHandlers(deps: PostsRouteDeps): OperationHandlers {
       );
       sendCreated(res, post, `/api/v1/posts/${post.id}`);
     },
-    getPost: async (req, res) =>
-      sendData(res, await readPost(deps, deps.views, parseId(req.params.id, 'post'), publicBase(req))),
+    getPost: async (req, res) => {
+      const post = await currentPost(deps, deps.views, parseId(req.params.id, 'post'), publicBase(req));
+      if (!answeredNotModified(req, res, post)) sendData(res, countView(deps.views, post));
+    },
     updatePost: async (req, res) => {
       const id = parseId(req.params.id, 'post');
       sendData(

@@ -1,4 +1,4 @@
-import { commentSchema, listEnvelope, singleEnvelope } from '@community/contracts';
+import { commentSchema, singleEnvelope, timeListEnvelope } from '@community/contracts';
 import { alice, bob, createPost, moderator, moderatorWithoutScope, readOnly } from '../support/fixtures';
 import { startPostsService, type PostsHarness } from '../support/posts-harness';
 
@@ -81,12 +81,18 @@ describe('GET /api/v1/posts/{id}/comments', () => {
     const second = await comment(post.id, 'second', alice, first.id);
     const third = await comment(post.id, 'third');
     const oldest = await h.call(alice, 'GET', `/posts/${post.id}/comments`);
-    listEnvelope(commentSchema).parse(oldest.body);
+    timeListEnvelope(commentSchema).parse(oldest.body);
     expect(oldest.body.data.map((c: { id: number }) => c.id)).toEqual([first.id, second.id, third.id]);
     expect(oldest.body.data[1].parent_id).toBe(first.id);
     const newest = await h.call(alice, 'GET', `/posts/${post.id}/comments?sort=newest&limit=2`);
     expect(newest.body.data.map((c: { id: number }) => c.id)).toEqual([third.id, second.id]);
-    expect(newest.body.pagination).toEqual({ current_page: 1, total_pages: 2, total_items: 3, per_page: 2 });
+    expect(newest.body.pagination).toEqual({
+      current_page: 1,
+      total_pages: 2,
+      total_items: 3,
+      per_page: 2,
+      next_cursor: expect.stringMatching(/^[A-Za-z0-9_-]+$/),
+    });
     expect(newest.headers.get('link')).toContain('rel="next"');
     expect((await h.call(alice, 'GET', `/posts/${post.id}/comments?sort=best`)).status).toBe(400);
   });

@@ -1,4 +1,4 @@
-import { listEnvelope, postListItem } from '@community/contracts';
+import { postListItem, timeListEnvelope } from '@community/contracts';
 import { alice, bob, createCategory } from '../support/fixtures';
 import { startPostsService, type PostsHarness } from '../support/posts-harness';
 
@@ -67,7 +67,7 @@ afterAll(() => h.stop());
 async function titles(query: string) {
   const res = await h.call(alice, 'GET', `/posts${query}`);
   expect(res.status).toBe(200);
-  listEnvelope(postListItem).parse(res.body);
+  timeListEnvelope(postListItem).parse(res.body);
   return res.body.data.map((p: { title: string }) => p.title);
 }
 
@@ -132,7 +132,13 @@ describe('GET /api/v1/posts filters', () => {
 describe('GET /api/v1/posts pagination', () => {
   it('computes the pagination object and pages through in order', async () => {
     const first = await h.call(alice, 'GET', '/posts?limit=2');
-    expect(first.body.pagination).toEqual({ current_page: 1, total_pages: 3, total_items: 5, per_page: 2 });
+    expect(first.body.pagination).toEqual({
+      current_page: 1,
+      total_pages: 3,
+      total_items: 5,
+      per_page: 2,
+      next_cursor: expect.stringMatching(/^[A-Za-z0-9_-]+$/),
+    });
     const third = await h.call(alice, 'GET', '/posts?limit=2&page=3');
     expect(third.body.data.map((p: { title: string }) => p.title)).toEqual(['old-popular']);
     expect(third.body.pagination.current_page).toBe(3);
@@ -171,12 +177,24 @@ describe('GET /api/v1/posts pagination', () => {
     const res = await h.call(alice, 'GET', '/posts?page=50&limit=2');
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual([]);
-    expect(res.body.pagination).toEqual({ current_page: 50, total_pages: 3, total_items: 5, per_page: 2 });
+    expect(res.body.pagination).toEqual({
+      current_page: 50,
+      total_pages: 3,
+      total_items: 5,
+      per_page: 2,
+      next_cursor: null,
+    });
   });
 
   it('reports zero pages for an empty result', async () => {
     const res = await h.call(alice, 'GET', '/posts?category=999999');
-    expect(res.body.pagination).toEqual({ current_page: 1, total_pages: 0, total_items: 0, per_page: 20 });
+    expect(res.body.pagination).toEqual({
+      current_page: 1,
+      total_pages: 0,
+      total_items: 0,
+      per_page: 20,
+      next_cursor: null,
+    });
   });
 
   it.each([

@@ -72,7 +72,7 @@ describe('posts-service process', () => {
     ]);
   }, 30_000);
 
-  it('says in one line which database is unreachable and how to start it', async () => {
+  it('says in one line which database is unreachable and which variable names it', async () => {
     const run = runMain({
       DATABASE_URL: 'postgres://postgres:secret@127.0.0.1:1/community',
       INTERNAL_TOKEN: 'a-long-enough-internal-token',
@@ -82,7 +82,7 @@ describe('posts-service process', () => {
     const lines = stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(
-      /^posts-service could not start: PostgreSQL is not reachable at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/community \(ECONNREFUSED\); start it with: pg_ctlcluster/,
+      /^posts-service could not start: PostgreSQL is not reachable at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/community \(ECONNREFUSED\); check that it is running and that DATABASE_URL points at it$/,
     );
     expect(stderr).not.toContain('secret');
   }, 30_000);

@@ -1,4 +1,5 @@
-import { ROLE_SCOPES, SCOPE_DESCRIPTIONS, type ApiKey, type CreatedKey } from '@community/contracts';
+import { ROLE_SCOPES } from '@community/access';
+import { SCOPE_DESCRIPTIONS, type ApiKey, type CreatedKey } from '@community/contracts';
 import type { Session } from '../domain/accounts/sessions';
 import { confirmedButton, dataTable } from './components';
 import { csrfInput, formAlert, inputField } from './forms';

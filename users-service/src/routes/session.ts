@@ -1,14 +1,10 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { CookieOptions, Request, Response } from 'express';
 import { parse as parseCookies } from 'cookie';
-import {
-  assertScope,
-  ForbiddenError,
-  ROLE_SCOPES,
-  UnauthorizedError,
-  type Actor,
-} from '@community/contracts';
+import { assertScope, ROLE_SCOPES } from '@community/access';
+import { ForbiddenError, UnauthorizedError, type Actor } from '@community/contracts';
 import type { Sql } from '@community/db';
+import { isCrossOrigin } from '@community/http-kit';
 import { matchesHash } from '../domain/accounts/secret-hash';
 import { findSession, SESSION_TTL_SECONDS, type Session } from '../domain/accounts/sessions';
 import type { KeyCreator } from '../domain/keys/manage-keys';
@@ -51,12 +47,23 @@ export async function keyCredential(deps: { sql: Sql }, req: Request, res: Respo
     assertScope(actor, 'keys');
     return { userId: actor.userId, scopes: actor.scopes, expiresAt: actor.expiresAt ?? null };
   }
-  const session = await currentSession(deps.sql, req);
+  // Another origin's page never acts with the account's session (DESIGN.md §10), whatever the browser sends.
+  const session = isCrossOrigin(req.headers) ? null : await currentSession(deps.sql, req);
   if (!session) throw new UnauthorizedError('a key with the keys scope, or an account session, is required');
   if (!matchesHash(req.headers['x-csrf-token'], session.csrfHash)) {
     throw new ForbiddenError('the x-csrf-token header must carry the CSRF token of your session');
   }
   return sessionActor(session);
+}
+
+/**
+ * Whose `Idempotency-Key` a request without a bearer sends (DESIGN.md §10): the account of its
+ * session, where the key API would accept that session; null otherwise (the client address owns it).
+ */
+export async function sessionOwner(sql: Sql, req: Request): Promise<string | null> {
+  if (isCrossOrigin(req.headers)) return null;
+  const session = await currentSession(sql, req);
+  return session ? `acct:${session.userId}` : null;
 }
 
 /**

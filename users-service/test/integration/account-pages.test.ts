@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { signIdentity } from '@community/http-kit';
+import { actor } from '@community/test-harness';
 import { startUsersService, type UsersHarness } from '../support/users-harness';
 
 let h: UsersHarness;
@@ -427,6 +428,51 @@ describe('the key API with the account session', () => {
     expect(created.status).toBe(201);
     expect(JSON.parse(created.text).data.key).toMatch(/^cpk_[0-9A-Za-z]{40}$/);
     expect((await post({})).status).toBe(403);
+  });
+
+  it('keeps an Idempotency-Key per account: the session and a key of that account share it', async () => {
+    const { browser, username } = await registered();
+    const [user] = await h.sql<{ id: number }[]>`select id from users where username = ${username}`;
+    const token = await browser.csrf('/account/settings/api');
+    const body = JSON.stringify({ name: 'retried from the page' });
+    const headers = {
+      'content-type': 'application/json',
+      'x-csrf-token': token,
+      'idempotency-key': 'page-1',
+    };
+    const first = await browser.send('POST', '/api/v1/keys', { body, headers });
+    const again = await browser.send('POST', '/api/v1/keys', { body, headers });
+    expect([first.status, again.status, again.headers.get('idempotent-replayed')]).toEqual([
+      201,
+      201,
+      'true',
+    ]);
+    // The replay carries the same new key, once more, and is never cached.
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get('cache-control')).toBe('no-store');
+    const bearer = await h.call(actor(user!.id, 'member', ['read', 'keys']), 'POST', '/keys', {
+      body: { name: 'retried from the page' },
+      headers: { 'idempotency-key': 'page-1' },
+    });
+    expect([bearer.status, bearer.headers.get('idempotent-replayed')]).toEqual([201, 'true']);
+    const rows =
+      await h.sql`select 1 from api_keys where user_id = ${user!.id} and name = 'retried from the page'`;
+    expect(rows).toHaveLength(1);
+  });
+
+  it('never takes the session from another origin, even with the CSRF token', async () => {
+    const { browser } = await registered();
+    const token = await browser.csrf('/account/settings/api');
+    const post = (headers: Record<string, string>) =>
+      browser.send('POST', '/api/v1/keys', {
+        body: JSON.stringify({ name: 'from elsewhere' }),
+        headers: { 'content-type': 'application/json', 'x-csrf-token': token, ...headers },
+      });
+
+    expect((await post({ origin: 'http://evil.example' })).status).toBe(401);
+    expect((await post({ 'sec-fetch-site': 'cross-site' })).status).toBe(401);
+    expect((await post({ origin: 'null' })).status).toBe(401);
+    expect((await post({ 'sec-fetch-site': 'same-origin' })).status).toBe(201);
   });
 });
 

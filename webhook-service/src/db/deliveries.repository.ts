@@ -36,6 +36,20 @@ export async function listDeliveries(
   return { rows, total: count?.total ?? 0 };
 }
 
+/** An endpoint's deliveries after the delivery `afterId`, newest first: a keyset read by id. */
+export async function deliveriesAfter(
+  db: Db,
+  endpointId: number,
+  status: string | undefined,
+  afterId: number,
+  limit: number,
+): Promise<DeliveryRow[]> {
+  const filter = status ? db`and status = ${status}` : db``;
+  return db<DeliveryRow[]>`
+    select * from deliveries where endpoint_id = ${endpointId} ${filter} and id < ${afterId}
+    order by id desc limit ${limit}`;
+}
+
 export async function findDelivery(db: Db, endpointId: number, id: number): Promise<DeliveryRow | null> {
   const [row] = await db<
     DeliveryRow[]

@@ -7,7 +7,7 @@ import {
   type ListDeliveriesQuery,
 } from '@community/contracts';
 import { commitWithEvents, type TxDeps } from '@community/events';
-import type { Page } from '@community/http-kit';
+import { sliceOf, type Page, type Slice } from '@community/http-kit';
 import * as repo from '../db/deliveries.repository';
 import type { DeliveryRow } from '../db/rows';
 import { readEndpoint } from './endpoints';
@@ -36,6 +36,19 @@ export async function listDeliveries(
   const { page, limit, status } = query;
   const { rows, total } = await repo.listDeliveries(deps.sql, endpointId, status, limit, (page - 1) * limit);
   return { items: rows.map(toDelivery), totalItems: total, page, limit };
+}
+
+/** An endpoint's deliveries after the delivery `afterId` (a cursor walk, DESIGN.md §10). */
+export async function listDeliveriesAfter(
+  deps: TxDeps,
+  actor: Actor,
+  endpointId: number,
+  query: ListDeliveriesQuery,
+  afterId: number,
+): Promise<Slice<Delivery>> {
+  await readEndpoint(deps, actor, endpointId);
+  const rows = await repo.deliveriesAfter(deps.sql, endpointId, query.status, afterId, query.limit + 1);
+  return sliceOf(rows.map(toDelivery), query.limit);
 }
 
 /** Sends one delivery again, now, with the same webhook-id and a fresh retry schedule. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { assertScope } from '@community/access';
 import {
-  assertScope,
   ConflictError,
   MAX_WEBHOOKS_PER_USER,
   NotFoundError,

@@ -12,12 +12,13 @@ import {
   sendCreated,
   sendData,
   sendPage,
+  sendTimeOrdered,
   operationRoutes,
   type OperationHandlers,
 } from '@community/http-kit';
 import { WEBHOOK_OPERATIONS } from '@community/openapi';
 import { z } from 'zod';
-import { listDeliveries, redeliver } from '../domain/deliveries';
+import { listDeliveries, listDeliveriesAfter, redeliver } from '../domain/deliveries';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -74,7 +75,13 @@ function webhooksHandlers(deps: WebhooksRouteDeps): OperationHandlers {
     listWebhookDeliveries: async (req, res) => {
       const id = parseId(req.params.id, 'webhook');
       const query = parseWith(listDeliveriesQuery, req.query);
-      sendPage(req, res, await listDeliveries(deps, requireActor(res.locals), id, query), query);
+      const actor = requireActor(res.locals);
+      await sendTimeOrdered(req, res, {
+        list: { name: 'deliveries', scope: `${id}:${query.status ?? ''}` },
+        query,
+        byPage: () => listDeliveries(deps, actor, id, query),
+        after: (after) => listDeliveriesAfter(deps, actor, id, query, after),
+      });
     },
     redeliverWebhookDelivery: async (req, res) => {
       const id = parseId(req.params.id, 'webhook');

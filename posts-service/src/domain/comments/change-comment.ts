@@ -9,7 +9,7 @@ import {
 } from '../../db/comments.repository';
 import { addReplies } from '../../db/posts.repository';
 import { commitWithEvents, type TxDeps } from '@community/events';
-import { assertCanChange, assertScope } from '@community/contracts';
+import { assertCanChange, assertScope } from '@community/access';
 import { toComment } from '../representations';
 
 export async function updateComment(

@@ -10,7 +10,7 @@ import { enqueueEvent } from '@community/events';
 import { findLiveComment, insertComment } from '../../db/comments.repository';
 import { addReplies, findLivePost } from '../../db/posts.repository';
 import { commitWithEvents, type TxDeps } from '@community/events';
-import { assertScope } from '@community/contracts';
+import { assertScope } from '@community/access';
 import { toComment } from '../representations';
 
 /** A reply's parent must be a live comment on the same post; a locked post takes no comments at all. */

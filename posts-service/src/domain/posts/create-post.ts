@@ -4,7 +4,7 @@ import type { Tx } from '@community/db';
 import { addPostCount, findCategory } from '../../db/categories.repository';
 import { findLivePost, insertPost } from '../../db/posts.repository';
 import { commitWithEvents, type TxDeps } from '@community/events';
-import { assertScope } from '@community/contracts';
+import { assertScope } from '@community/access';
 import { toDetail } from '../representations';
 import { slugify } from '../slug';
 

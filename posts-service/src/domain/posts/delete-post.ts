@@ -3,7 +3,7 @@ import { enqueueEvent } from '@community/events';
 import { addPostCount } from '../../db/categories.repository';
 import { findLivePost, softDeletePost } from '../../db/posts.repository';
 import { commitWithEvents, type TxDeps } from '@community/events';
-import { assertCanChange } from '@community/contracts';
+import { assertCanChange } from '@community/access';
 
 /** Soft delete: the row stays for history, and the post is a 404 everywhere from now on. */
 export async function deletePost(

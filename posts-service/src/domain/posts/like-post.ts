@@ -2,7 +2,7 @@ import { NotFoundError, type Actor, type LikeResult } from '@community/contracts
 import { enqueueEvent } from '@community/events';
 import { deleteLike, findLivePost, insertLike, likeCount } from '../../db/posts.repository';
 import { commitWithEvents, type TxDeps } from '@community/events';
-import { assertScope } from '@community/contracts';
+import { assertScope } from '@community/access';
 
 /** Idempotent: liking twice is one like; unliking what was never liked is a no-op. */
 export async function setPostLike(

@@ -1,6 +1,12 @@
 import { NotFoundError, type ListPostsQuery, type PostDetail, type PostListItem } from '@community/contracts';
-import type { Page } from '@community/http-kit';
-import { countPosts, findLivePost, listPosts as queryPosts, postsByIds } from '../../db/posts.repository';
+import { sliceOf, type Page, type Slice } from '@community/http-kit';
+import {
+  countPosts,
+  findLivePost,
+  latestPostsAfter as queryLatestAfter,
+  listPosts as queryPosts,
+  postsByIds,
+} from '../../db/posts.repository';
 import { trendingPageIds } from '../../db/trending.repository';
 import type { TxDeps } from '@community/events';
 import type { Clock } from '../clock';
@@ -28,14 +34,40 @@ export async function listPosts(
   return { items: rows.map(toListItem), totalItems: total, page, limit };
 }
 
-/** Every detail read counts as one view, and the answer already includes it. */
-export async function readPost(
+/** The latest posts after the post `afterId` (a cursor walk, DESIGN.md §10). */
+export async function latestPostsAfter(
+  deps: TxDeps,
+  query: ListPostsQuery,
+  afterId: number,
+): Promise<Slice<PostListItem>> {
+  const { limit, category, author, tag } = query;
+  const rows = await queryLatestAfter(deps.sql, { category, author, tag }, afterId, limit + 1);
+  return sliceOf(rows.map(toListItem), limit);
+}
+
+/**
+ * A post as it stands, its views counting every read so far (written or pending). Reading it counts
+ * nothing: a read that is answered with the post counts itself with {@link countView}, so the answer
+ * includes it, and a read answered `304 Not Modified` is no view at all (DESIGN.md §10).
+ */
+export async function currentPost(
   deps: TxDeps,
   views: ViewCounter,
   id: number,
   base: string,
 ): Promise<PostDetail> {
-  const row = await findLivePost(deps.sql, id);
+  // Never while a flush moves views from memory to the table: the sum would miss them for a moment,
+  // and the post's ETag would change with nothing changed.
+  const row = await views.whole(async () => {
+    const found = await findLivePost(deps.sql, id);
+    return found && { ...found, views: found.views + views.pendingFor(id) };
+  });
   if (!row) throw new NotFoundError('post');
-  return toDetail({ ...row, views: row.views + views.record(id) }, base);
+  return toDetail(row, base);
+}
+
+/** Counts the read that answers with `post`: the post as answered, this view included. */
+export function countView(views: ViewCounter, post: PostDetail): PostDetail {
+  views.record(post.id);
+  return { ...post, views: post.views + 1 };
 }

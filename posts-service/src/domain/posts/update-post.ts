@@ -10,7 +10,7 @@ import { addPostCount, findCategory } from '../../db/categories.repository';
 import { findLivePost, updatePost as writePost, type PostChanges } from '../../db/posts.repository';
 import type { PostRow } from '../../db/rows';
 import { commitWithEvents, type TxDeps } from '@community/events';
-import { assertCanChange, assertModerator } from '@community/contracts';
+import { assertCanChange, assertModerator } from '@community/access';
 import { toDetail } from '../representations';
 import { slugify } from '../slug';
 import { assertCategoryExists } from './create-post';

@@ -20,6 +20,11 @@ export class ViewCounter extends PendingBatch<number, number> {
     });
   }
 
+  /** The views of this post not written yet. */
+  pendingFor(postId: number): number {
+    return this.peek(postId) ?? 0;
+  }
+
   /** Counts one view; returns the views of this post not yet written, this one included. */
   record(postId: number): number {
     return this.add(postId, 1);

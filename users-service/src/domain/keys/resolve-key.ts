@@ -1,10 +1,5 @@
-import {
-  effectiveScopes,
-  NotFoundError,
-  PLAN_LIMITS,
-  toTimestamp,
-  type ResolvedKey,
-} from '@community/contracts';
+import { effectiveScopes } from '@community/access';
+import { NotFoundError, PLAN_LIMITS, toTimestamp, type ResolvedKey } from '@community/contracts';
 import type { Sql } from '@community/db';
 import { findKeyOwner, type KeyOwner } from '../../db/keys.repository';
 import { findAccessTokenOwner } from '../../db/oauth-grants.repository';

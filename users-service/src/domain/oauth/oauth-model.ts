@@ -1,7 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type OAuth2Server from '@node-oauth/oauth2-server';
 import { InvalidScopeError } from '@node-oauth/oauth2-server';
-import { effectiveScopes, type OAuthClientType, type Role, type Scope } from '@community/contracts';
+import { effectiveScopes } from '@community/access';
+import { type OAuthClientType, type Role, type Scope } from '@community/contracts';
 import type { TxDeps } from '@community/events';
 import { findClient, type OAuthClientRow } from '../../db/oauth-apps.repository';
 import {

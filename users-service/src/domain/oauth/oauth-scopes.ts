@@ -1,5 +1,6 @@
 import { isIPv4 } from 'node:net';
-import { isScope, ROLE_SCOPES, type Role, type Scope } from '@community/contracts';
+import { ROLE_SCOPES } from '@community/access';
+import { isScope, type Role, type Scope } from '@community/contracts';
 
 /** What an app gets when it asks for no scope: least privilege (RFC 6749 §3.3 lets us choose). */
 export const DEFAULT_OAUTH_SCOPES: Scope[] = ['read'];

@@ -1,5 +1,5 @@
+import { assertAdmin } from '@community/access';
 import {
-  assertAdmin,
   NotFoundError,
   PLAN_LIMITS,
   ValidationError,

@@ -1,11 +1,5 @@
-import {
-  assertScope,
-  NotFoundError,
-  ValidationError,
-  type Actor,
-  type Me,
-  type UpdateMeBody,
-} from '@community/contracts';
+import { assertScope } from '@community/access';
+import { NotFoundError, ValidationError, type Actor, type Me, type UpdateMeBody } from '@community/contracts';
 import { enqueueEvent, commitWithEvents, type TxDeps } from '@community/events';
 import { findUser, updateProfile } from '../../db/users.repository';
 import { toMe } from './representations';

@@ -1,12 +1,5 @@
-import {
-  assertAdmin,
-  assertCanChange,
-  assertModerator,
-  effectiveScopes,
-  type Actor,
-  type Role,
-  type Scope,
-} from '@community/contracts';
+import { assertAdmin, assertCanChange, assertModerator, effectiveScopes } from '@community/access';
+import { type Actor, type Role, type Scope } from '@community/contracts';
 
 const as = (role: Role, scopes: Scope[], userId = 1): Actor => ({
   userId,

@@ -1,0 +1,68 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Sql, Tx } from './client';
+
+/**
+ * One transaction that whatever runs inside it joins: the pool's queries go to it, a transaction
+ * opened inside becomes a savepoint of it, and after-commit hooks wait for its commit. It is how an
+ * idempotent request records its key in the very transaction of its write (DESIGN.md §10) without
+ * the use case knowing.
+ */
+interface Ambient {
+  base: Sql;
+  tx: Tx;
+  afterCommit: (() => void)[];
+  /** Until `work` is done: a timer or promise started inside must not reach a finished transaction. */
+  open: boolean;
+}
+
+const storage = new AsyncLocalStorage<Ambient>();
+const bases = new WeakMap<Sql, Sql>();
+
+const baseOf = (sql: Sql) => bases.get(sql) ?? sql;
+
+/** The transaction `sql`'s queries belong to here, if an ambient one is open for that pool. */
+export function ambientTx(sql: Sql): Tx | undefined {
+  const current = storage.getStore();
+  return current?.open && current.base === baseOf(sql) ? current.tx : undefined;
+}
+
+/**
+ * `sql` whose queries run in the ambient transaction when there is one for it, and on the pool
+ * otherwise. Services hand this to their use cases; nothing changes where no ambient one is open.
+ */
+export function joinable(sql: Sql): Sql {
+  const proxy = new Proxy(sql, {
+    apply(target, self, args: unknown[]) {
+      return Reflect.apply(ambientTx(target) ?? target, self, args);
+    },
+    get(target, property, receiver) {
+      const tx = ambientTx(target);
+      if (tx && property === 'unsafe') return tx.unsafe.bind(tx);
+      if (tx && property === 'begin') return (work: (tx: Tx) => Promise<unknown>) => tx.savepoint(work);
+      return Reflect.get(target, property, receiver);
+    },
+  });
+  bases.set(proxy, sql);
+  return proxy;
+}
+
+/** Runs `work` with `tx` as the ambient transaction of `sql`'s pool; returns the after-commit hooks. */
+export async function withAmbient<T>(
+  sql: Sql,
+  tx: Tx,
+  work: () => Promise<T>,
+): Promise<{ result: T; afterCommit: (() => void)[] }> {
+  const ambient: Ambient = { base: baseOf(sql), tx, afterCommit: [], open: true };
+  try {
+    return { result: await storage.run(ambient, work), afterCommit: ambient.afterCommit };
+  } finally {
+    ambient.open = false;
+  }
+}
+
+/** Runs `hook` after the ambient transaction of `sql` commits, or now when there is none. */
+export function afterCommit(sql: Sql, hook: () => void): void {
+  const current = storage.getStore();
+  if (current?.open && current.base === baseOf(sql)) current.afterCommit.push(hook);
+  else hook();
+}
