@@ -17,8 +17,9 @@
  *      nginx, direct), BENCH_POSTS (100: posts the requests rotate over; every read of a post is
  *      also an UPDATE of its view count, and a single hot row would serialise on its row lock and
  *      pile up dead row versions, slowing later runs), BENCH_THREADS (1 wrk thread),
- *      BENCH_TARGETS (direct,nginx,node,gateway; node is bench/node-proxy.mjs, a bare node:http
- *      proxy: the floor for any Node gateway on this machine), BENCH_LOG_LEVEL (warn, for all three services),
+ *      BENCH_TARGETS (direct,nginx,node,gateway,gateway304; node is bench/node-proxy.mjs, a bare
+ *      node:http proxy: the floor for any Node gateway on this machine; gateway304 sends each post's
+ *      current ETag in If-None-Match, so every answer is a free 304, DESIGN.md §10), BENCH_LOG_LEVEL (warn, for all three services),
  *      BENCH_PROFILE_DIR (unset: when set, the gateway runs with --cpu-prof into that directory),
  *      BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway, e.g. --perf-basic-prof),
  *      BENCH_GW_DATABASE_URL, BENCH_REDIS_URL, BENCH_AMQP_URL.
@@ -60,12 +61,15 @@ const THREADS = intEnv('BENCH_THREADS', 1);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ? path.resolve(process.env.BENCH_PROFILE_DIR) : undefined;
 const GATEWAY_NODE_ARGS = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
-const TARGETS = (process.env.BENCH_TARGETS ?? 'direct,nginx,node,gateway').split(',').map((t) => t.trim());
+const TARGETS = (process.env.BENCH_TARGETS ?? 'direct,nginx,node,gateway,gateway304')
+  .split(',')
+  .map((t) => t.trim());
 
 const TARGET_RATIO = 0.6;
 const TARGET_ADDED_P50_MS = 2;
 
-type Target = 'direct' | 'nginx' | 'node' | 'gateway';
+type Target = 'direct' | 'nginx' | 'node' | 'gateway' | 'gateway304';
+const KNOWN_TARGETS: readonly Target[] = ['direct', 'nginx', 'node', 'gateway', 'gateway304'];
 
 function intEnv(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);
@@ -236,6 +240,8 @@ local threads = {}
 function setup(thread) table.insert(threads, thread) end
 
 local reqs, i = {}, 0
+-- "non2xx" counts answers other than the expected one (a conditional plan expects 304).
+local expected = ${plan.requests.some((r) => r.headers['if-none-match']) ? 304 : 200}
 non2xx, bad = 0, 0
 function init(args)
   reqs = {
@@ -247,7 +253,7 @@ function request()
   return reqs[i]
 end
 function response(status, headers, body)
-  if status < 200 or status > 299 then
+  if status ~= expected then
     non2xx = non2xx + 1
     if bad == 0 then bad = status end
   end
@@ -473,20 +479,44 @@ function plans(
       url: targets.gateway,
       requests: paths.map((p) => ({ path: p, headers: { authorization: `Bearer ${data.key}` } })),
     },
+    // Its If-None-Match is filled in by currentTags just before the run: every read answered 200
+    // counts a view and so changes the post's tag.
+    gateway304: {
+      target: 'gateway304',
+      url: targets.gateway,
+      requests: paths.map((p) => ({ path: p, headers: { authorization: `Bearer ${data.key}` } })),
+    },
   };
+}
+
+/**
+ * Gives each request of a conditional plan the ETag its post has now. The read that fetches it counts
+ * a view, and its answer includes that view (DESIGN.md §10): its tag is the current one.
+ */
+async function currentTags(plan: Plan): Promise<void> {
+  for (const request of plan.requests) {
+    delete request.headers['if-none-match'];
+    const res = await getOnce(plan.url + request.path, request.headers);
+    if (res.status !== 200 || !res.etag)
+      throw new Error(`${request.path} answered ${res.status} without an ETag`);
+    request.headers['if-none-match'] = res.etag;
+  }
 }
 
 /**
  * One GET on a fresh connection, never a pooled one: a fetch reusing a connection left idle across
  * runs (~65 s, the services' keep-alive timeout) once failed with "fetch failed" here.
  */
-function getOnce(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+function getOnce(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: string; etag?: string }> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { headers, agent: false, timeout: 10_000 }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, etag: res.headers.etag }));
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
@@ -494,10 +524,15 @@ function getOnce(url: string, headers: Record<string, string>): Promise<{ status
   });
 }
 
-/** Every request of the plan answers 200 with its post before it is measured. */
+/** Every request of the plan answers 200 with its post (a conditional plan: 304) before it is measured. */
 async function verify(plan: Plan): Promise<void> {
   for (const { path: p, headers } of plan.requests) {
     const res = await getOnce(plan.url + p, headers);
+    if (headers['if-none-match']) {
+      if (res.status !== 304 || res.body !== '')
+        throw new Error(`${plan.target} ${p} answered ${res.status}, not 304: ${res.body.slice(0, 300)}`);
+      continue;
+    }
     let id: unknown;
     try {
       id = (JSON.parse(res.body) as { data?: { id?: number } }).data?.id;
@@ -604,7 +639,16 @@ function report(rows: Row[], targets: Target[]): void {
         `p99 ${ms(m.p99Us).padStart(6)} ms   CPU/request ${CPU_GROUPS.map((g) => `${g} ${m.cpuUs[g].toFixed(0)}`).join(', ')} µs`,
     );
   }
-  const { direct, nginx: viaNginx, gateway: viaGateway } = means;
+  const { direct, nginx: viaNginx, gateway: viaGateway, gateway304: notModified } = means;
+  if (viaGateway && notModified) {
+    const total = (m: typeof viaGateway) => Object.values(m.cpuUs).reduce((sum, us) => sum + us, 0);
+    console.log(
+      `\n304 vs 200 through the gateway: gateway ${notModified.cpuUs.gateway.toFixed(0)} vs ` +
+        `${viaGateway.cpuUs.gateway.toFixed(0)} µs/request, Redis ${notModified.cpuUs.redis.toFixed(0)} vs ` +
+        `${viaGateway.cpuUs.redis.toFixed(0)} µs (the refund), posts-service ${notModified.cpuUs.posts.toFixed(0)} vs ` +
+        `${viaGateway.cpuUs.posts.toFixed(0)} µs, all processes ${total(notModified).toFixed(0)} vs ${total(viaGateway).toFixed(0)} µs`,
+    );
+  }
   if (!direct || !viaNginx || !viaGateway) return;
   const ratio = viaGateway.rps / viaNginx.rps;
   const added = (viaGateway.p50Us - direct.p50Us) / 1000;
@@ -639,9 +683,8 @@ function report(rows: Row[], targets: Target[]): void {
 
 async function main(): Promise<void> {
   const tools = checkTools();
-  const known: readonly string[] = ['direct', 'nginx', 'node', 'gateway'];
-  const targets = TARGETS.filter((t): t is Target => known.includes(t));
-  if (!targets.length) throw new Error('BENCH_TARGETS names none of direct, nginx, node, gateway');
+  const targets = TARGETS.filter((t): t is Target => (KNOWN_TARGETS as readonly string[]).includes(t));
+  if (!targets.length) throw new Error(`BENCH_TARGETS names none of ${KNOWN_TARGETS.join(', ')}`);
 
   await dropDatabase();
   await clearRedis();
@@ -732,6 +775,7 @@ async function main(): Promise<void> {
     nginx: nginxUrl,
     node: nodeUrl,
     gateway: gatewayUrl,
+    gateway304: gatewayUrl,
   };
 
   const cores = os.cpus().length;
@@ -770,6 +814,7 @@ async function main(): Promise<void> {
       // warming, dead row versions piling up) then weighs on every target alike.
       for (const target of round % 2 ? targets : [...targets].reverse()) {
         const plan = byTarget[target];
+        if (target === 'gateway304') await currentTags(plan);
         await verify(plan);
         const warm = runWrk(plan, connections, WARMUP, `r${round}-warmup`);
         if (warm.non2xx)
