@@ -1,7 +1,9 @@
 #!/bin/sh
 # One login role per service, each owning its own schema and nothing else: no CREATE on the database,
 # nothing in the public schema, no access to another service's schema. Services then apply their own
-# migrations as that role (forward-only, no superuser needed: no extensions are used).
+# migrations as that role (forward-only, no superuser needed). The one thing they cannot make, the
+# `unaccent` extension search uses (DESIGN.md §11), is made here in the schema `extensions`, which
+# posts-service and users-service may use.
 #
 # docker compose runs this once, when PostgreSQL initialises an empty volume
 # (/docker-entrypoint-initdb.d). For a managed PostgreSQL or an operator, run it once by hand as the
@@ -40,5 +42,9 @@ CREATE SCHEMA users AUTHORIZATION :"users_role";
 CREATE ROLE :"webhooks_role" LOGIN PASSWORD :'webhooks_password';
 GRANT CONNECT ON DATABASE :"db" TO :"webhooks_role";
 CREATE SCHEMA webhooks AUTHORIZATION :"webhooks_role";
+
+CREATE SCHEMA IF NOT EXISTS extensions;
+CREATE EXTENSION IF NOT EXISTS unaccent WITH SCHEMA extensions;
+GRANT USAGE ON SCHEMA extensions TO :"posts_role", :"users_role";
 COMMIT;
 SQL

@@ -10,6 +10,7 @@ export const ROUTES: RouteRule[] = [
   { prefix: '/api/v1/posts', upstream: 'posts' },
   { prefix: '/api/v1/comments', upstream: 'posts' },
   { prefix: '/api/v1/categories', upstream: 'posts' },
+  { prefix: '/api/v1/tags', upstream: 'posts' },
   { prefix: '/api/v1/users', upstream: 'users' },
   { prefix: '/api/v1/auth', upstream: 'users' },
   { prefix: '/api/v1/keys', upstream: 'users' },

@@ -133,6 +133,27 @@ it('comments: create, list, read, edit, like and delete; a locked post refuses n
   expect(locked.body.error).toBe('post_locked');
 });
 
+it('search and lookup: posts and comments by q with highlights, tags with counts', async () => {
+  const post = await newPost();
+  await gw(stack, 'POST', `/api/v1/posts/${post}/comments`, {
+    key: stranger,
+    body: { content: 'Contracts <b>hold</b>' },
+  });
+  const found = await gw(stack, 'GET', '/api/v1/posts?q=held%20document&limit=5', { key: stranger });
+  expect(found.body.data[0].highlight.content).toContain('<mark>Held</mark>');
+  expect(found.headers.get('link')).toContain('q=held+document');
+  const comments = await gw(stack, 'GET', `/api/v1/comments?q=contracts&post=${post}`, { key: author });
+  expect(comments.body.data[0].highlight.content).toMatch(/^<mark>Contracts<\/mark>/);
+  expect(
+    (await gw(stack, 'GET', '/api/v1/comments?limit=1', { key: author })).body.pagination.next_cursor,
+  ).toEqual(expect.any(String));
+  const tags = await gw(stack, 'GET', '/api/v1/tags?q=do', { key: stranger });
+  expect(tags.body.data).toEqual([{ name: 'docs', post_count: expect.any(Number) }]);
+  const short = await gw(stack, 'GET', '/api/v1/posts?q=x', { key: author });
+  expect([short.status, short.body.details.code]).toEqual([400, 'too_short']);
+  expect((await gw(stack, 'GET', '/api/v1/tags', {})).status).toBe(401);
+});
+
 it('reached every posts, comments and categories operation with its documented success', () => {
   expect(unexercised(['Posts', 'Comments', 'Categories'])).toEqual([]);
 });

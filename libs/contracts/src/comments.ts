@@ -1,5 +1,16 @@
 import { z } from 'zod';
-import { enumQuery, httpUrlOut, idField, cursorQuery, paginationQuery, text, timestamp } from './common';
+import {
+  cursorQuery,
+  enumQuery,
+  httpUrlOut,
+  idField,
+  intQuery,
+  MAX_ID,
+  paginationQuery,
+  searchText,
+  text,
+  timestamp,
+} from './common';
 
 export const commentContent = text({ min: 1, max: 10_000 });
 
@@ -32,6 +43,26 @@ export const commentSchema = z.strictObject({
   updated_at: timestamp,
 });
 export type Comment = z.infer<typeof commentSchema>;
+
+/** GET /comments: comments across posts (DESIGN.md §11). */
+export const listAllCommentsQuery = z.object({
+  ...paginationQuery,
+  q: searchText
+    .optional()
+    .describe(
+      'Search the comments as `GET /posts?q=` searches posts; results come best first and each carries `highlight`. 2–200 characters.',
+    ),
+  author: intQuery(1, MAX_ID).optional().describe('Only comments by this user (id).'),
+  post: intQuery(1, MAX_ID).optional().describe('Only comments on this post (id).'),
+  ...cursorQuery,
+});
+export type ListAllCommentsQuery = z.output<typeof listAllCommentsQuery>;
+
+/** A comment of `GET /comments`: with `q`, also where the search matched. */
+export const commentListEntry = commentSchema.extend({
+  highlight: z.strictObject({ content: z.string() }).optional(),
+});
+export type CommentListEntry = z.infer<typeof commentListEntry>;
 
 export const commentLikeResult = z.strictObject({
   comment_id: z.int(),

@@ -52,7 +52,15 @@ export function codePointLength(value: string): number {
  * A trimmed text field measured in characters (code points, so an emoji counts once).
  * NUL characters and broken UTF-16 are refused, because PostgreSQL could not return them byte-for-byte.
  */
-export function text({ min = 0, max }: { min?: number; max: number }) {
+export function text({
+  min = 0,
+  max,
+  blankIsShort = false,
+}: {
+  min?: number;
+  max: number;
+  blankIsShort?: boolean;
+}) {
   const schema = z.string().transform((raw, ctx) => {
     const value = raw.trim();
     const fail = (code: string, message: string) => {
@@ -62,7 +70,7 @@ export function text({ min = 0, max }: { min?: number; max: number }) {
     if (value.includes('\u0000')) return fail('invalid_value', 'must not contain NUL characters');
     if (LONE_SURROGATE.test(value)) return fail('invalid_value', 'must be valid Unicode text');
     const length = codePointLength(value);
-    if (min > 0 && length === 0) return fail('required', 'is required');
+    if (min > 0 && length === 0 && !blankIsShort) return fail('required', 'is required');
     if (length < min) return fail('too_short', `must be at least ${min} characters`);
     if (length > max) return fail('too_long', `must be at most ${max} characters`);
     return value;
@@ -70,6 +78,9 @@ export function text({ min = 0, max }: { min?: number; max: number }) {
   // The JSON Schema (OpenAPI) view of the limits above; JSON Schema also counts code points.
   return schema.meta({ ...(min > 0 ? { minLength: min } : {}), maxLength: max });
 }
+
+/** The search parameter `q` (DESIGN.md §11): 2–200 characters once trimmed; shorter (blank too) is `too_short`. */
+export const searchText = text({ min: 2, max: 200, blankIsShort: true });
 
 /** An integer query-string parameter within [min, max]. */
 export function intQuery(min: number, max: number) {

@@ -9,3 +9,4 @@ export * from './users';
 export * from './webhooks';
 export * from './oauth';
 export * from './oauth-protocol';
+export * from './tags';

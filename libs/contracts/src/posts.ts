@@ -7,17 +7,36 @@ import {
   MAX_ID,
   cursorQuery,
   paginationQuery,
+  searchText,
   text,
   timestamp,
 } from './common';
+import { ValidationError } from './errors';
 
 export const POST_SORTS = ['latest', 'popular', 'trending'] as const;
 export type PostSort = (typeof POST_SORTS)[number];
 
+/** What `GET /posts` asks for: a search (`q`) by relevance or newest first, or the list in a sort. */
+export type PostOrder = { q: string; sort: 'relevance' | 'latest' } | { q?: undefined; sort: PostSort };
+
+/**
+ * The order a list request means (DESIGN.md §11): `relevance` by default with `q`, `latest`
+ * without. `relevance` without `q`, and `popular` or `trending` with it, are validation errors.
+ */
+export function postOrder({ q, sort }: { q?: string; sort?: PostSort | 'relevance' }): PostOrder {
+  if (q === undefined) {
+    if (sort === 'relevance') throw ValidationError.single('sort', 'invalid_value', 'sort=relevance needs q');
+    return { sort: sort ?? 'latest' };
+  }
+  if (sort === 'popular' || sort === 'trending')
+    throw ValidationError.single('sort', 'invalid_value', 'with q, sort is relevance or latest');
+  return { q, sort: sort ?? 'relevance' };
+}
+
 export const MAX_TAGS = 10;
 export const TAG_PATTERN = /^[a-z0-9-]{1,32}$/;
 
-const lowerCaseTag = z.string().transform((raw, ctx) => {
+export const lowerCaseTag = z.string().transform((raw, ctx) => {
   const value = raw.trim().toLowerCase();
   if (value.length === 0) {
     ctx.addIssue({ code: 'custom', message: 'must not be empty', params: { code: 'too_short' } });
@@ -79,7 +98,13 @@ export const listPostsQuery = z.object({
     .transform((value) => value.trim().toLowerCase())
     .pipe(z.string().regex(TAG_PATTERN, 'must be a tag of letters, digits and dashes'))
     .optional(),
-  sort: enumQuery(POST_SORTS).default('latest'),
+  q: searchText
+    .optional()
+    .describe(
+      'Search titles, tags and content: words (stemmed, accents ignored), `"a phrase"`, `-excluded`, `a or b`. 2–200 characters. Each item then carries `highlight`.',
+    ),
+  // Without a default: `relevance` with `q`, `latest` without (resolvePostSort).
+  sort: enumQuery([...POST_SORTS, 'relevance']).optional(),
   ...cursorQuery,
 });
 export type ListPostsQuery = z.output<typeof listPostsQuery>;
@@ -100,6 +125,13 @@ export const postListItem = z.strictObject({
   updated_at: timestamp,
 });
 export type PostListItem = z.infer<typeof postListItem>;
+
+/** Where a search matched: text with every match in `<mark>…</mark>` and everything else HTML-escaped. */
+export const postHighlight = z.strictObject({ title: z.string(), content: z.string() });
+
+/** An item of `GET /posts`: with `q`, also its highlight. */
+export const postListEntry = postListItem.extend({ highlight: postHighlight.optional() });
+export type PostListEntry = z.infer<typeof postListEntry>;
 
 export const postDetail = postListItem.extend({
   author: authorSummary.extend({ avatar: httpUrlOut }),

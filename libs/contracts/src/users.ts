@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { ROLES, SCOPES } from './access';
-import { dateTimeInput, enumQuery, paginationQuery, text, timestamp, httpUrl, httpUrlOut } from './common';
+import {
+  dateTimeInput,
+  enumQuery,
+  httpUrl,
+  httpUrlOut,
+  paginationQuery,
+  searchText,
+  text,
+  timestamp,
+} from './common';
 
 export const PLANS = ['free', 'beta', 'pro', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -58,7 +67,16 @@ export const updateMeBody = z.strictObject({
 export type UpdateMeBody = z.output<typeof updateMeBody>;
 
 export const USER_SORTS = ['newest', 'reputation'] as const;
-export const listUsersQuery = z.object({ ...paginationQuery, sort: enumQuery(USER_SORTS).default('newest') });
+export const listUsersQuery = z.object({
+  ...paginationQuery,
+  q: searchText
+    .optional()
+    .describe(
+      'Users whose username or display name starts with this, case and accents aside (`@mention` completion), best match first. 2–200 characters; not with `sort`.',
+    ),
+  // Without a default: `newest` unless `q` orders by match.
+  sort: enumQuery(USER_SORTS).optional(),
+});
 export type ListUsersQuery = z.output<typeof listUsersQuery>;
 
 export const badgeSchema = z.strictObject({ id: z.int(), name: z.string(), icon: z.string() });

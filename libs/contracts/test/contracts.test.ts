@@ -2,6 +2,7 @@ import {
   createKeyBody,
   createPostBody,
   listPostsQuery,
+  postOrder,
   text,
   timestamp,
   toTimestamp,
@@ -33,8 +34,13 @@ describe('post bodies', () => {
     expect(createPostBody.safeParse({ title: 't', content: 'c', category_id: '1' }).success).toBe(false);
     expect(updatePostBody.safeParse({ views: 1 }).success).toBe(false);
   });
-  it('defaults the list query', () => {
-    expect(listPostsQuery.parse({})).toEqual({ page: 1, limit: 20, sort: 'latest' });
+  it('defaults the list query: latest without q, relevance with it', () => {
+    const plain = listPostsQuery.parse({});
+    expect(plain).toEqual({ page: 1, limit: 20 });
+    expect(postOrder(plain)).toEqual({ sort: 'latest' });
+    expect(postOrder(listPostsQuery.parse({ q: ' café ' }))).toEqual({ q: 'café', sort: 'relevance' });
+    expect(() => postOrder({ sort: 'relevance' })).toThrow('sort=relevance needs q');
+    expect(() => postOrder({ q: 'abc', sort: 'trending' })).toThrow('with q');
   });
 });
 

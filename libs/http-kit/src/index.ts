@@ -39,3 +39,4 @@ export {
   REPLAYED_HEADER,
   type IdempotencyOptions,
 } from './idempotency';
+export { escapeHtml } from './escape-html';

@@ -62,6 +62,16 @@ const webhook = {
   created_at: at,
   updated_at: at,
 };
+const comment = {
+  id: 314,
+  post_id: 42,
+  parent_id: null,
+  content: 'A compiler for a toy language!',
+  author: { id: 9, username: 'grace', display_name: 'Grace Hopper', avatar },
+  likes: 2,
+  created_at: later,
+  updated_at: later,
+};
 const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7Xk/3cPZ5tM=';
 
 export const RESOURCE_EXAMPLES: { [K in ResourceName]: z.output<(typeof RESOURCES)[K]> } = {
@@ -75,17 +85,10 @@ export const RESOURCE_EXAMPLES: { [K in ResourceName]: z.output<(typeof RESOURCE
     is_locked: false,
   },
   LikeResult: { post_id: 42, liked: true, likes: 13 },
-  Comment: {
-    id: 314,
-    post_id: 42,
-    parent_id: null,
-    content: 'A compiler for a toy language!',
-    author: { id: 9, username: 'grace', display_name: 'Grace Hopper', avatar },
-    likes: 2,
-    created_at: later,
-    updated_at: later,
-  },
+  Comment: comment,
+  CommentEntry: { ...comment, highlight: { content: 'A <mark>compiler</mark> for a toy language!' } },
   CommentLikeResult: { comment_id: 314, liked: true, likes: 3 },
+  Tag: { name: 'intro', post_count: 42 },
   Category: {
     id: 3,
     name: 'General',

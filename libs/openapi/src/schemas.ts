@@ -6,12 +6,14 @@ import * as c from '@community/contracts';
  * every entry is a contract schema, or a contract schema wrapped in the envelope the services send.
  */
 export const RESOURCES = {
-  Post: c.postListItem,
+  Post: c.postListEntry,
   PostDetail: c.postDetail,
   LikeResult: c.likeResult,
   Comment: c.commentSchema,
+  CommentEntry: c.commentListEntry,
   CommentLikeResult: c.commentLikeResult,
   Category: c.categorySchema,
+  Tag: c.tagSchema,
   User: c.userSchema,
   Me: c.meSchema,
   ApiKey: c.apiKeySchema,

@@ -1,4 +1,5 @@
 import type { Sql, Tx } from '@community/db';
+import { headline, searchQuery, TEXT_HEADLINE } from './search';
 import type { CommentRow } from './rows';
 
 type Db = Sql | Tx;
@@ -53,6 +54,95 @@ export async function commentsAfter(
       and ${newestFirst ? db`(c.created_at, c.id) < ${position}` : db`(c.created_at, c.id) > ${position}`}
     order by ${newestFirst ? db`c.created_at desc, c.id desc` : db`c.created_at asc, c.id asc`}
     limit ${limit}`;
+}
+
+/** Who wrote it, on which post: the filters of `GET /comments`. */
+export interface CommentFilter {
+  author?: number;
+  post?: number;
+}
+
+/**
+ * The one place that says which comments anybody may see across posts: live comments on live posts
+ * (joined as `p`). Every cross-post read goes through it.
+ */
+function whereVisible(db: Db, { author, post }: CommentFilter) {
+  return db`c.deleted_at is null and p.deleted_at is null
+    ${author !== undefined ? db`and c.author_id = ${author}` : db``}
+    ${post !== undefined ? db`and c.post_id = ${post}` : db``}`;
+}
+
+const VISIBLE_FROM = (db: Db) => db`comments c join posts p on p.id = c.post_id`;
+
+export interface CommentSearchRow extends CommentRow {
+  highlightContent: string;
+}
+
+/** Visible comments across posts, newest first. */
+export async function latestComments(
+  db: Db,
+  filter: CommentFilter,
+  limit: number,
+  offset: number,
+): Promise<{ rows: CommentRow[]; total: number }> {
+  const [rows, [count]] = await Promise.all([
+    db<CommentRow[]>`
+      ${SELECT_COMMENT(db)}
+      where c.id in (
+        select c.id from ${VISIBLE_FROM(db)} where ${whereVisible(db, filter)}
+        order by c.created_at desc, c.id desc limit ${limit} offset ${offset})
+      order by c.created_at desc, c.id desc`,
+    db<{ total: number }[]>`
+      select count(*)::int as total from ${VISIBLE_FROM(db)} where ${whereVisible(db, filter)}`,
+  ]);
+  return { rows, total: count?.total ?? 0 };
+}
+
+/** Visible comments across posts after the comment `afterId`, newest first: a keyset read. */
+export async function latestCommentsAfter(
+  db: Db,
+  filter: CommentFilter,
+  afterId: number,
+  limit: number,
+): Promise<CommentRow[]> {
+  return db<CommentRow[]>`
+    ${SELECT_COMMENT(db)}
+    where c.id in (
+      select c.id from ${VISIBLE_FROM(db)}
+      where ${whereVisible(db, filter)}
+        and (c.created_at, c.id) < (select created_at, id from comments where id = ${afterId})
+      order by c.created_at desc, c.id desc limit ${limit})
+    order by c.created_at desc, c.id desc`;
+}
+
+/** Visible comments matching the search `q` (DESIGN.md §11), best first, then newest; highlighted. */
+export async function searchComments(
+  db: Db,
+  filter: CommentFilter,
+  q: string,
+  limit: number,
+  offset: number,
+): Promise<{ rows: CommentSearchRow[]; total: number }> {
+  const ranking = db`ts_rank_cd(c.search, query.q) desc, c.created_at desc, c.id desc`;
+  const [rows, [count]] = await Promise.all([
+    db<CommentSearchRow[]>`
+      with query as (select ${searchQuery(db, q)} as q),
+      page as (
+        select c.id, row_number() over (order by ${ranking}) as position
+        from ${VISIBLE_FROM(db)}, query
+        where ${whereVisible(db, filter)} and c.search @@ query.q
+        order by ${ranking}
+        limit ${limit} offset ${offset}
+      )
+      select x.*, ${headline(db, db`x.content`, TEXT_HEADLINE)} as highlight_content
+      from (${SELECT_COMMENT(db)} where c.id in (select id from page)) x
+      join page using (id), query
+      order by page.position`,
+    db<{ total: number }[]>`
+      select count(*)::int as total from ${VISIBLE_FROM(db)}
+      where ${whereVisible(db, filter)} and c.search @@ ${searchQuery(db, q)}`,
+  ]);
+  return { rows, total: count?.total ?? 0 };
 }
 
 export async function insertComment(

@@ -1,6 +1,7 @@
 import type { PostSort } from '@community/contracts';
 import type { Sql, Tx } from '@community/db';
 import type { PostRow } from './rows';
+import { headline, searchQuery, TEXT_HEADLINE } from './search';
 
 type Db = Sql | Tx;
 /** A piece of SQL built with the tagged template, to be embedded in another query. */
@@ -114,6 +115,55 @@ export async function listPosts(
     countPosts(db, filter),
   ]);
   return { rows, total };
+}
+
+/** How search results are ordered: title matches first, then by rank; or newest first. */
+export type SearchOrder = 'relevance' | 'latest';
+
+export interface SearchRow extends PostRow {
+  /** Fragments with every match between HIGHLIGHT's marks (db/search.ts). */
+  highlightTitle: string;
+  highlightContent: string;
+}
+
+/**
+ * Live posts matching `filter` and the search `q` (DESIGN.md §11), with highlights. By relevance: a
+ * match in the title first, then ts_rank_cd over title (A), tags (B) and content (C). Highlights
+ * are made for the page's rows only: ts_headline reads the whole text.
+ */
+export async function searchPosts(
+  db: Db,
+  filter: PostFilter,
+  q: string,
+  order: SearchOrder,
+  limit: number,
+  offset: number,
+): Promise<{ rows: SearchRow[]; total: number }> {
+  const ranking =
+    order === 'relevance'
+      ? db`p.title_search @@ query.q desc, ts_rank_cd(p.search, query.q) desc, p.id desc`
+      : db`p.created_at desc, p.id desc`;
+  const [rows, [count]] = await Promise.all([
+    db<SearchRow[]>`
+      with query as (select ${searchQuery(db, q)} as q),
+      page as (
+        select p.id, row_number() over (order by ${ranking}) as position
+        from posts p, query
+        where ${whereLive(db, filter)} and p.search @@ query.q
+        order by ${ranking}
+        limit ${limit} offset ${offset}
+      )
+      select x.*,
+             ${headline(db, db`x.title`, 'HighlightAll=true')} as highlight_title,
+             ${headline(db, db`x.content`, TEXT_HEADLINE)} as highlight_content
+      from (${withAuthorAndCategory(db, db`posts`)} where p.id in (select id from page)) x
+      join page using (id), query
+      order by page.position`,
+    db<{ total: number }[]>`
+      select count(*)::int as total from posts p
+      where ${whereLive(db, filter)} and p.search @@ ${searchQuery(db, q)}`,
+  ]);
+  return { rows, total: count?.total ?? 0 };
 }
 
 /**

@@ -1,4 +1,9 @@
-import { createCommentBody, listCommentsQuery, updateCommentBody } from '@community/contracts';
+import {
+  createCommentBody,
+  listAllCommentsQuery,
+  listCommentsQuery,
+  updateCommentBody,
+} from '@community/contracts';
 import {
   parseId,
   parseWith,
@@ -11,12 +16,30 @@ import {
 } from '@community/http-kit';
 import { deleteComment, setCommentLike, updateComment } from '../domain/comments/change-comment';
 import { createComment } from '../domain/comments/create-comment';
-import { listComments, listCommentsAfter, readComment } from '../domain/comments/read-comments';
+import {
+  listAllComments,
+  listAllCommentsAfter,
+  listComments,
+  listCommentsAfter,
+  readComment,
+} from '../domain/comments/read-comments';
 import type { TxDeps } from '@community/events';
 
 /** The handlers of the comment operations in `POST_OPERATIONS` (libs/openapi), by operation id. */
 export function commentsHandlers(deps: TxDeps): OperationHandlers {
   return {
+    listAllComments: async (req, res) => {
+      const query = parseWith(listAllCommentsQuery, req.query);
+      const base = publicBase(req);
+      await sendTimeOrdered(req, res, {
+        list: { name: 'all-comments', scope: JSON.stringify([query.author, query.post]) },
+        query,
+        // A search pages by number: its order is not a position a cursor can hold.
+        walkable: query.q === undefined,
+        byPage: () => listAllComments(deps, query, base),
+        after: (id) => listAllCommentsAfter(deps, query, id, base),
+      });
+    },
     listComments: async (req, res) => {
       const postId = parseId(req.params.id, 'post');
       const query = parseWith(listCommentsQuery, req.query);

@@ -4,6 +4,7 @@ import { POST_OPERATIONS } from '@community/openapi';
 import { categoriesHandlers } from './categories.routes';
 import { commentsHandlers } from './comments.routes';
 import { postsHandlers, type PostsRouteDeps } from './posts.routes';
+import { tagsHandlers } from './tags.routes';
 
 /** Every public route of posts-service: the operations of its table, each bound to its handler. */
 export function postsServiceRoutes(router: Router, deps: PostsRouteDeps): void {
@@ -11,5 +12,6 @@ export function postsServiceRoutes(router: Router, deps: PostsRouteDeps): void {
     ...postsHandlers(deps),
     ...commentsHandlers(deps),
     ...categoriesHandlers(deps),
+    ...tagsHandlers(deps),
   });
 }

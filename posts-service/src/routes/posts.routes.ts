@@ -1,4 +1,4 @@
-import { createPostBody, listPostsQuery, updatePostBody } from '@community/contracts';
+import { createPostBody, listPostsQuery, postOrder, updatePostBody } from '@community/contracts';
 import {
   answeredNotModified,
   parseId,
@@ -29,11 +29,12 @@ export function postsHandlers(deps: PostsRouteDeps): OperationHandlers {
   return {
     listPosts: async (req, res) => {
       const query = parseWith(listPostsQuery, req.query);
-      const { category, author, tag, sort } = query;
+      const { category, author, tag } = query;
       await sendTimeOrdered(req, res, {
         list: { name: 'posts', scope: JSON.stringify([category, author, tag]) },
         query,
-        walkable: sort === 'latest',
+        // A search pages by number: its order is not a position a cursor can hold.
+        walkable: postOrder(query).sort === 'latest' && query.q === undefined,
         byPage: () => listPosts(deps, query),
         after: (id) => latestPostsAfter(deps, query, id),
       });

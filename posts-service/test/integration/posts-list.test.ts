@@ -104,7 +104,7 @@ describe('GET /api/v1/posts sorting', () => {
     const res = await h.call(alice, 'GET', '/posts?sort=random');
     expect(res.status).toBe(400);
     expect(res.body.details).toMatchObject({ field: 'sort', code: 'invalid_value' });
-    expect(res.body.message).toBe('sort must be one of latest, popular, trending');
+    expect(res.body.message).toBe('sort must be one of latest, popular, trending, relevance');
   });
 });
 

@@ -46,6 +46,31 @@ export async function listUsers(db: Db, sort: 'newest' | 'reputation', limit: nu
   return { rows, total: count?.total ?? 0 };
 }
 
+/**
+ * Users whose username or display name starts with `q`, case and accents aside (DESIGN.md §11),
+ * best match first: the username itself, then usernames that start with it, then display names;
+ * shorter names first within each.
+ */
+export async function lookUpUsers(db: Db, q: string, limit: number, offset: number) {
+  // `q` is text, never a pattern: its LIKE wildcards match themselves.
+  const prefix = db`fold(${q.replace(/[\\%_]/g, '\\$&')}) || '%'`;
+  const matches = db`u.username_folded like ${prefix} or u.display_name_folded like ${prefix}`;
+  const order = db`u.username_folded = fold(${q}) desc, u.username_folded like ${prefix} desc,
+    length(u.username), u.username, u.id`;
+  const [rows, [count]] = await Promise.all([
+    // The page's ids first: the profile with its badges is read for those rows only.
+    db<UserRow[]>`
+      with page as (
+        select u.id, row_number() over (order by ${order}) as position from users u
+        where ${matches} order by ${order} limit ${limit} offset ${offset}
+      )
+      select x.* from (${SELECT_USER(db)} where u.id in (select id from page)) x
+      join page using (id) order by page.position`,
+    db<{ total: number }[]>`select count(*)::int as total from users u where ${matches}`,
+  ]);
+  return { rows, total: count?.total ?? 0 };
+}
+
 export async function insertUser(
   tx: Tx,
   user: { username: string; email: string; passwordHash: string; displayName: string; role?: Role },

@@ -1,3 +1,5 @@
+import { escapeHtml } from '@community/http-kit';
+
 /**
  * Markup that is safe to emit as-is. Only `html` templates (and the constant stylesheet and script)
  * make one, so user input reaches a page only through an interpolation, and every interpolation is
@@ -12,18 +14,6 @@ export class Html {
 }
 
 export type Interpolation = Html | string | number | boolean | null | undefined | readonly Interpolation[];
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (char) => ESCAPES[char]!);
-}
 
 function render(value: Interpolation): string {
   // Booleans render as nothing so `${condition && html`…`}` reads naturally.

@@ -1,4 +1,11 @@
-import { listCategoriesQuery, listCommentsQuery, listPostsQuery, MAX_TAGS } from '@community/contracts';
+import {
+  listAllCommentsQuery,
+  listCategoriesQuery,
+  listCommentsQuery,
+  listPostsQuery,
+  listTagsQuery,
+  MAX_TAGS,
+} from '@community/contracts';
 import type { OperationSpec } from '../operation';
 
 const TRENDING =
@@ -12,7 +19,7 @@ export const POST_OPERATIONS: OperationSpec[] = [
     path: '/posts',
     tag: 'Posts',
     summary: 'List posts',
-    description: `Filters combine. Sorts: \`latest\` (default; newest first), \`popular\` (likes, then views). ${TRENDING}`,
+    description: `Filters combine. Sorts: \`latest\` (default; newest first), \`popular\` (likes, then views). ${TRENDING} With \`q\` (a search, DESIGN.md §11) the sort is \`relevance\` (default: title matches first, then by rank) or \`latest\`, \`relevance\` needs \`q\`, search results page by number (no \`cursor\`), and each item has \`highlight\`: \`title\` and up to two fragments of \`content\`, every match in \`<mark>…</mark>\` and all else HTML-escaped.`,
     scope: 'read',
     query: listPostsQuery,
     response: { status: 200, kind: 'page', schema: 'Post', description: 'A page of posts (list form).' },
@@ -86,6 +93,18 @@ export const POST_OPERATIONS: OperationSpec[] = [
     response: { status: 200, kind: 'single', schema: 'LikeResult', description: 'The like state.' },
   },
   {
+    id: 'listAllComments',
+    method: 'get',
+    path: '/comments',
+    tag: 'Comments',
+    summary: 'List and search comments across posts',
+    description:
+      'Comments on live posts, newest first (`created_at`, then `id`), filtered by `author` and `post`. With `q` a search with the rules of `GET /posts?q=`: best match first, by page only, and each item has `highlight.content` (up to two fragments, every match in `<mark>…</mark>`, all else HTML-escaped).',
+    scope: 'read',
+    query: listAllCommentsQuery,
+    response: { status: 200, kind: 'page', schema: 'CommentEntry', description: 'A page of comments.' },
+  },
+  {
     id: 'listComments',
     method: 'get',
     path: '/posts/{id}/comments',
@@ -157,6 +176,18 @@ export const POST_OPERATIONS: OperationSpec[] = [
     description: 'Idempotent.',
     scope: 'write',
     response: { status: 200, kind: 'single', schema: 'CommentLikeResult', description: 'The like state.' },
+  },
+  {
+    id: 'listTags',
+    method: 'get',
+    path: '/tags',
+    tag: 'Posts',
+    summary: 'List tags',
+    description:
+      'Every tag of a live post with how many live posts carry it: most used first (`popular`, ties by name) or by `name`. `q` keeps the tags that start with it.',
+    scope: 'read',
+    query: listTagsQuery,
+    response: { status: 200, kind: 'page', schema: 'Tag', description: 'A page of tags.' },
   },
   {
     id: 'listCategories',

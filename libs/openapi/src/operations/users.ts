@@ -27,7 +27,8 @@ export const USER_OPERATIONS: OperationSpec[] = [
     path: '/users',
     tag: 'Users',
     summary: 'List users',
-    description: '`newest` (default) or `reputation` first.',
+    description:
+      '`newest` (default) or `reputation` first. With `q` (a lookup, DESIGN.md §11): the users whose username or display name starts with `q`, case and accents aside — the username itself first, then usernames, then display names, shorter first.',
     scope: 'read',
     query: listUsersQuery,
     response: { status: 200, kind: 'page', schema: 'User', description: 'A page of public profiles.' },

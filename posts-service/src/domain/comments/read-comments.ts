@@ -1,9 +1,23 @@
-import { NotFoundError, type Comment, type ListCommentsQuery } from '@community/contracts';
+import {
+  NotFoundError,
+  type Comment,
+  type CommentListEntry,
+  type ListAllCommentsQuery,
+  type ListCommentsQuery,
+} from '@community/contracts';
 import { sliceOf, type Page, type Slice } from '@community/http-kit';
 import type { TxDeps } from '@community/events';
-import { commentsAfter, findLiveComment, listComments as queryComments } from '../../db/comments.repository';
+import {
+  commentsAfter,
+  findLiveComment,
+  latestComments,
+  latestCommentsAfter,
+  listComments as queryComments,
+  searchComments,
+} from '../../db/comments.repository';
 import { findLivePost } from '../../db/posts.repository';
 import { toComment } from '../representations';
+import { highlightHtml } from '../search';
 
 /** One flat list with replies included; each reply names its parent. */
 export async function listComments(
@@ -38,4 +52,38 @@ export async function readComment(deps: TxDeps, id: number, base: string): Promi
   const row = await findLiveComment(deps.sql, id);
   if (!row) throw new NotFoundError('comment');
   return toComment(row, base);
+}
+
+/** Comments across posts (DESIGN.md §11): a search, best match first, or the newest first. */
+export async function listAllComments(
+  deps: TxDeps,
+  { q, author, post, page, limit }: ListAllCommentsQuery,
+  base: string,
+): Promise<Page<CommentListEntry>> {
+  const filter = { author, post };
+  const offset = (page - 1) * limit;
+  if (q === undefined) {
+    const { rows, total } = await latestComments(deps.sql, filter, limit, offset);
+    return { items: rows.map((row) => toComment(row, base)), totalItems: total, page, limit };
+  }
+  const { rows, total } = await searchComments(deps.sql, filter, q, limit, offset);
+  const items = rows.map((row) => ({
+    ...toComment(row, base),
+    highlight: { content: highlightHtml(row.highlightContent) },
+  }));
+  return { items, totalItems: total, page, limit };
+}
+
+/** The newest comments across posts after the comment `afterId` (a cursor walk). */
+export async function listAllCommentsAfter(
+  deps: TxDeps,
+  { author, post, limit }: ListAllCommentsQuery,
+  afterId: number,
+  base: string,
+): Promise<Slice<Comment>> {
+  const rows = await latestCommentsAfter(deps.sql, { author, post }, afterId, limit + 1);
+  return sliceOf(
+    rows.map((row) => toComment(row, base)),
+    limit,
+  );
 }

@@ -3,6 +3,7 @@ import { enqueueEvent } from '@community/events';
 import type { Tx } from '@community/db';
 import { addPostCount, findCategory } from '../../db/categories.repository';
 import { findLivePost, insertPost } from '../../db/posts.repository';
+import { moveTagCounts } from '../../db/tags.repository';
 import { commitWithEvents, type TxDeps } from '@community/events';
 import { assertScope } from '@community/access';
 import { toDetail } from '../representations';
@@ -33,6 +34,7 @@ export async function createPost(
       tags: body.tags ?? [],
     });
     await addPostCount(tx, body.category_id, 1);
+    await moveTagCounts(tx, [], body.tags ?? []);
     await enqueueEvent(tx, 'post.created', { id, title: body.title, author_id: actor.userId });
     return toDetail((await findLivePost(tx, id))!, base);
   });

@@ -2,6 +2,7 @@ import { NotFoundError, type Actor } from '@community/contracts';
 import { enqueueEvent } from '@community/events';
 import { addPostCount } from '../../db/categories.repository';
 import { findLivePost, softDeletePost } from '../../db/posts.repository';
+import { moveTagCounts } from '../../db/tags.repository';
 import { commitWithEvents, type TxDeps } from '@community/events';
 import { assertCanChange } from '@community/access';
 
@@ -17,6 +18,7 @@ export async function deletePost(
     assertCanChange(actor, post.authorId, 'post');
     await softDeletePost(tx, id);
     await addPostCount(tx, post.categoryId, -1);
+    await moveTagCounts(tx, post.tags, []);
     await enqueueEvent(tx, 'post.deleted', { id, author_id: post.authorId });
     return { id, deleted: true as const };
   });

@@ -1,4 +1,11 @@
-import { NotFoundError, type ListPostsQuery, type PostDetail, type PostListItem } from '@community/contracts';
+import {
+  NotFoundError,
+  postOrder,
+  type ListPostsQuery,
+  type PostDetail,
+  type PostListEntry,
+  type PostListItem,
+} from '@community/contracts';
 import { sliceOf, type Page, type Slice } from '@community/http-kit';
 import {
   countPosts,
@@ -6,20 +13,29 @@ import {
   latestPostsAfter as queryLatestAfter,
   listPosts as queryPosts,
   postsByIds,
+  searchPosts,
+  type SearchRow,
 } from '../../db/posts.repository';
 import { trendingPageIds } from '../../db/trending.repository';
 import type { TxDeps } from '@community/events';
 import type { Clock } from '../clock';
 import { toDetail, toListItem } from '../representations';
+import { highlightHtml } from '../search';
 import type { ViewCounter } from './view-counter';
 
 export async function listPosts(
   deps: TxDeps & { clock: Clock },
   query: ListPostsQuery,
-): Promise<Page<PostListItem>> {
-  const { page, limit, sort, category, author, tag } = query;
+): Promise<Page<PostListEntry>> {
+  const { page, limit, category, author, tag } = query;
   const filter = { category, author, tag };
   const offset = (page - 1) * limit;
+  const order = postOrder(query);
+  if (order.q !== undefined) {
+    const { rows, total } = await searchPosts(deps.sql, filter, order.q, order.sort, limit, offset);
+    return { items: rows.map(toSearchResult), totalItems: total, page, limit };
+  }
+  const { sort } = order;
   // One instant for the whole answer: the pruned page and its fallback score posts alike.
   const now = deps.clock();
   if (sort === 'trending') {
@@ -32,6 +48,13 @@ export async function listPosts(
   }
   const { rows, total } = await queryPosts(deps.sql, filter, sort, limit, offset, now);
   return { items: rows.map(toListItem), totalItems: total, page, limit };
+}
+
+function toSearchResult(row: SearchRow): PostListEntry {
+  return {
+    ...toListItem(row),
+    highlight: { title: highlightHtml(row.highlightTitle), content: highlightHtml(row.highlightContent) },
+  };
 }
 
 /** The latest posts after the post `afterId` (a cursor walk, DESIGN.md §10). */

@@ -9,6 +9,7 @@ import { enqueueEvent } from '@community/events';
 import { addPostCount, findCategory } from '../../db/categories.repository';
 import { findLivePost, updatePost as writePost, type PostChanges } from '../../db/posts.repository';
 import type { PostRow } from '../../db/rows';
+import { moveTagCounts } from '../../db/tags.repository';
 import { commitWithEvents, type TxDeps } from '@community/events';
 import { assertCanChange, assertModerator } from '@community/access';
 import { toDetail } from '../representations';
@@ -47,6 +48,7 @@ export async function updatePost(
       await addPostCount(tx, changes.categoryId, 1);
       await addPostCount(tx, post.categoryId, -1);
     }
+    if (changes.tags !== undefined) await moveTagCounts(tx, post.tags, changes.tags);
     await writePost(tx, id, changes);
     const updated = (await findLivePost(tx, id))!;
     await enqueueEvent(tx, 'post.updated', {

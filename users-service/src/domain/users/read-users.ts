@@ -1,7 +1,13 @@
-import { NotFoundError, type ListUsersQuery, type Me, type User } from '@community/contracts';
+import {
+  NotFoundError,
+  ValidationError,
+  type ListUsersQuery,
+  type Me,
+  type User,
+} from '@community/contracts';
 import type { Sql } from '@community/db';
 import type { Page } from '@community/http-kit';
-import { findUser, listUsers as queryUsers } from '../../db/users.repository';
+import { findUser, listUsers as queryUsers, lookUpUsers } from '../../db/users.repository';
 import { toMe, toUser } from './representations';
 
 export async function readUser(sql: Sql, id: number, base: string): Promise<User> {
@@ -16,11 +22,18 @@ export async function readMe(sql: Sql, id: number, base: string): Promise<Me> {
   return toMe(row, base);
 }
 
+/** The users in a sort, or those a lookup `q` finds, best match first (DESIGN.md §11). */
 export async function listUsers(
   sql: Sql,
-  { page, limit, sort }: ListUsersQuery,
+  { page, limit, sort, q }: ListUsersQuery,
   base: string,
 ): Promise<Page<User>> {
-  const { rows, total } = await queryUsers(sql, sort, limit, (page - 1) * limit);
+  const offset = (page - 1) * limit;
+  if (q !== undefined && sort !== undefined)
+    throw ValidationError.single('sort', 'invalid_value', 'with q, users come best match first: no sort');
+  const { rows, total } =
+    q === undefined
+      ? await queryUsers(sql, sort ?? 'newest', limit, offset)
+      : await lookUpUsers(sql, q, limit, offset);
   return { items: rows.map((row) => toUser(row, base)), totalItems: total, page, limit };
 }

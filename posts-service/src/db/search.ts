@@ -1,0 +1,29 @@
+import type { Sql, Tx } from '@community/db';
+
+/*
+ * Full-text search (DESIGN.md §11): the query and the highlights, shared by posts and comments. The
+ * text search configuration `search_english` (migration 0004) stems English and folds accents.
+ */
+
+type Db = Sql | Tx;
+type Fragment = ReturnType<Sql['unsafe']>;
+
+/**
+ * The marks ts_headline puts around a match: private-use characters, stripped from the text before
+ * it is highlighted, so that nothing in a post can pass for one. domain/search.ts turns them into
+ * `<mark>` once everything else is escaped.
+ */
+export const HIGHLIGHT = { start: '\ue000', stop: '\ue001' } as const;
+const MARKS = `StartSel="${HIGHLIGHT.start}", StopSel="${HIGHLIGHT.stop}"`;
+/** ts_headline's options for long text: up to two fragments of about 12–30 words. */
+export const TEXT_HEADLINE = 'MaxFragments=2, MaxWords=30, MinWords=12, FragmentDelimiter=" … "';
+
+/** `q` in web-search syntax (phrases, `-word`, `or`), stemmed and unaccented like the stored text. */
+export const searchQuery = (db: Db, q: string) => db`websearch_to_tsquery('search_english', ${q})`;
+
+/**
+ * A highlight of `column` for the query `query.q`, the marks stripped from the text first; `options`
+ * are ts_headline's (fragments, words), the marks are added here.
+ */
+export const headline = (db: Db, column: Fragment, options: string) =>
+  db`ts_headline('search_english', translate(${column}, ${HIGHLIGHT.start + HIGHLIGHT.stop}, ''), query.q, ${`${options}, ${MARKS}`})`;

@@ -1,0 +1,159 @@
+import { postListEntry, timeListEnvelope } from '@community/contracts';
+import { alice, bob, createCategory, createPost } from '../support/fixtures';
+import { startPostsService, type PostsHarness } from '../support/posts-harness';
+
+// DESIGN.md §11: GET /posts?q= — web-search syntax, English stemming, accents ignored, title first.
+
+let h: PostsHarness;
+let category: number;
+beforeAll(async () => {
+  h = await startPostsService('search');
+  category = (await createCategory(h, 'Search')).id;
+});
+afterAll(() => h.stop());
+
+const post = (
+  fields: { title: string; content?: string; tags?: string[]; category_id?: number },
+  as = alice,
+) => createPost(h, as, { content: 'Nothing to see here.', category_id: category, ...fields });
+
+async function search(query: string, status = 200) {
+  const res = await h.call(alice, 'GET', `/posts?${query}`);
+  expect([res.status, res.text]).toEqual([status, expect.any(String)]);
+  if (status === 200) timeListEnvelope(postListEntry).parse(res.body);
+  return res;
+}
+
+// As fetch sends it (the signature covers the URL): `'` too is percent-encoded in a query.
+const q = (text: string, extra = '') =>
+  search(`q=${encodeURIComponent(text).replaceAll("'", '%27')}${extra}`);
+const titles = async (text: string, extra = '') =>
+  (await q(text, extra)).body.data.map((p: { title: string }) => p.title);
+
+describe('GET /posts?q=', () => {
+  it('stems English words: running finds run, and run finds running', async () => {
+    await post({ title: 'Running the zorblax marathon' });
+    await post({ title: 'How to run a zorblax' });
+    expect((await titles('zorblax run')).sort()).toEqual([
+      'How to run a zorblax',
+      'Running the zorblax marathon',
+    ]);
+    expect((await titles('zorblax running')).length).toBe(2);
+  });
+
+  it('understands phrases, exclusion and or', async () => {
+    await post({ title: 'A red quokka apple', content: 'fresh' });
+    await post({ title: 'A red and green quokka apple', content: 'fresh' });
+    await post({ title: 'Quokka bananas', content: 'yellow' });
+    expect(await titles('"red quokka apple"')).toEqual(['A red quokka apple']);
+    expect(await titles('quokka apple -green')).toEqual(['A red quokka apple']);
+    expect((await titles('quokka banana or quokka green')).sort()).toEqual([
+      'A red and green quokka apple',
+      'Quokka bananas',
+    ]);
+  });
+
+  it('ignores accents both ways', async () => {
+    await post({ title: 'Le Café Wombatière', content: 'crème brûlée' });
+    expect(await titles('cafe wombatiere')).toEqual(['Le Café Wombatière']);
+    expect(await titles('CAFÉ creme brulee')).toEqual(['Le Café Wombatière']);
+  });
+
+  it('ranks a title match above content-only matches, however many', async () => {
+    await post({ title: 'Notes', content: 'xyloph xyloph xyloph xyloph xyloph xyloph in the text only' });
+    await post({ title: 'Xyloph', content: 'once' });
+    await post({ title: 'Tagged', content: 'none', tags: ['xyloph'] });
+    const ranked = await titles('xyloph');
+    expect([ranked[0], ranked.slice(1).sort()]).toEqual(['Xyloph', ['Notes', 'Tagged']]);
+    // sort=latest keeps the matches and orders them newest first.
+    expect(await titles('xyloph', '&sort=latest')).toEqual(['Tagged', 'Xyloph', 'Notes']);
+  });
+
+  it('combines with category, author and tag filters', async () => {
+    const other = (await createCategory(h, 'Elsewhere')).id;
+    await post({ title: 'Gnu one', tags: ['gnus'] });
+    await post({ title: 'Gnu two', category_id: other });
+    await post({ title: 'Gnu three' }, bob);
+    expect(await titles('gnu', `&category=${other}`)).toEqual(['Gnu two']);
+    expect(await titles('gnu', `&author=${bob.userId}`)).toEqual(['Gnu three']);
+    expect(await titles('gnu', '&tag=gnus')).toEqual(['Gnu one']);
+    const paged = await q('gnu', '&limit=1&page=2');
+    expect(paged.body.pagination).toMatchObject({
+      current_page: 2,
+      total_pages: 3,
+      total_items: 3,
+      per_page: 1,
+    });
+    expect(paged.headers.get('link')).toContain('q=gnu');
+    expect(paged.body.pagination.next_cursor).toBeNull();
+  });
+
+  it('forgets a deleted post and finds an edited title at once', async () => {
+    const gone = await post({ title: 'Ephemeral okapi' });
+    const edited = await post({ title: 'Plain title' });
+    expect(await titles('okapi')).toEqual(['Ephemeral okapi']);
+    expect((await h.call(alice, 'DELETE', `/posts/${gone.id}`)).status).toBe(200);
+    expect(await titles('okapi')).toEqual([]);
+    expect(
+      (await h.call(alice, 'PUT', `/posts/${edited.id}`, { body: { title: 'Renamed narwhal' } })).status,
+    ).toBe(200);
+    expect(await titles('narwhal')).toEqual(['Renamed narwhal']);
+  });
+
+  it('highlights matches with <mark> and escapes everything else, hostile text included', async () => {
+    const hostile = '<mark>fake</mark> <script>alert("x")</script> & capybara \ue000trick\ue001';
+    await post({
+      title: hostile,
+      content: `Before <img src=x onerror=alert(1)> the capybara's "home" after.`,
+    });
+    const [item] = (await q('capybara')).body.data;
+    expect(item.title).toBe(hostile);
+    const { title, content } = item.highlight;
+    for (const html of [title, content]) {
+      expect(html.replaceAll('<mark>capybara</mark>', '')).not.toMatch(/[<>]/);
+      expect(html).toContain('<mark>capybara</mark>');
+      expect(html).not.toContain('\ue000');
+    }
+    expect(title).toContain('&lt;script&gt;');
+    expect(title).toContain('&amp;');
+    expect(content).toContain('<mark>capybara</mark>&#39;s &quot;home&quot;');
+  });
+
+  it('returns unicode, emoji and right-to-left text byte for byte', async () => {
+    const content = 'مرحبا بالعالم 🌍 — 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 and a pangolin, שלום';
+    const created = await post({ title: 'Pangolin 🦔 ‮reversed‬', content });
+    const [item] = (await q('pangolin')).body.data;
+    expect([item.id, item.title, item.content]).toEqual([created.id, 'Pangolin 🦔 ‮reversed‬', content]);
+    expect(item.highlight.content).toContain('<mark>pangolin</mark>');
+    expect(await titles('مرحبا')).toEqual(['Pangolin 🦔 ‮reversed‬']);
+  });
+
+  it('answers any text: stop words only, stray quotes and operators', async () => {
+    for (const text of ['the of', '"unbalanced', '- -', 'or or', '!!! ???', "' or 1=1 --", '\\x00']) {
+      expect([text, (await q(text)).status]).toEqual([text, 200]);
+    }
+  });
+
+  it('refuses q outside 2–200 characters and sorts that do not fit', async () => {
+    for (const [query, field, code] of [
+      ['q=a', 'q', 'too_short'],
+      ['q=', 'q', 'too_short'],
+      ['q=%20%20x%20', 'q', 'too_short'],
+      [`q=${'w'.repeat(201)}`, 'q', 'too_long'],
+      ['sort=relevance', 'sort', 'invalid_value'],
+      ['q=abc&sort=popular', 'sort', 'invalid_value'],
+      ['q=abc&cursor=eyJ2IjoxfQ', 'cursor', expect.any(String)],
+    ] as const) {
+      const res = await search(query, 400);
+      expect([query, res.body.error, res.body.details.field, res.body.details.code]).toEqual([
+        query,
+        'validation_error',
+        field,
+        code,
+      ]);
+    }
+    expect((await search(`q=${'w'.repeat(200)}`)).status).toBe(200);
+    // 200 characters that are each 2 UTF-16 units: counted as characters.
+    expect((await search(`q=${encodeURIComponent('🦔'.repeat(200))}`)).status).toBe(200);
+  });
+});
