@@ -10,10 +10,11 @@
  *      BENCH_POSTS (100000), BENCH_REQUESTS (300 per scenario).
  */
 import { randomBytes } from 'node:crypto';
-import { encodeCursor, signIdentity } from '@community/http-kit';
+import { encodeCursor } from '@community/http-kit';
 import { createDb, ensureDatabase, type Sql } from '@community/db';
 import { parsePostsConfig } from '../posts-service/src/config';
 import { SCHEMA, start } from '../posts-service/src/start';
+import { measure } from './measure';
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/community_bench';
 const POSTS = Number(process.env.BENCH_POSTS ?? 100_000);
@@ -42,35 +43,6 @@ async function seed(sql: Sql): Promise<void> {
     update categories c set post_count = (select count(*) from posts p where p.category_id = c.id and p.deleted_at is null)`;
   await sql`vacuum analyze posts`;
   console.log(`seeded in ${Math.round(performance.now() - started)} ms`);
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-async function run(baseUrl: string, token: string, path: string, concurrency: number) {
-  const url = `/api/v1${path}`;
-  const actor = { userId: 1, role: 'member' as const, scopes: new Set(['read' as const]) };
-  const timings: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < REQUESTS) {
-        next++;
-        const t0 = performance.now();
-        const res = await fetch(baseUrl + url, {
-          headers: signIdentity(token, { method: 'GET', url, actor }),
-        });
-        await res.arrayBuffer();
-        if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
-        timings.push(performance.now() - t0);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  timings.sort((a, b) => a - b);
-  return { p50: percentile(timings, 50), p99: percentile(timings, 99), rps: REQUESTS / seconds };
 }
 
 async function main(): Promise<void> {
@@ -108,9 +80,9 @@ async function main(): Promise<void> {
     console.log(`\n${POSTS} posts, ${REQUESTS} requests per scenario, node ${process.version}`);
     console.log('scenario'.padEnd(36), 'c=1 p50 ms', ' p99 ms', ' | c=8 p50 ms', ' p99 ms', '   req/s');
     for (const path of scenarios) {
-      await run(service.url, token, path, 4); // warm-up
-      const one = await run(service.url, token, path, 1);
-      const eight = await run(service.url, token, path, 8);
+      await measure(service.url, token, path, 4, REQUESTS); // warm-up
+      const one = await measure(service.url, token, path, 1, REQUESTS);
+      const eight = await measure(service.url, token, path, 8, REQUESTS);
       const label = path.replace(/cursor=[^&]+/, 'cursor=<after 19,900>');
       console.log(
         label.padEnd(36),

@@ -1,0 +1,176 @@
+/**
+ * Search and lookup latency (DESIGN.md §11): `npm run bench:search` (loopback only, bounded).
+ * Seeds a dedicated database once (`community_bench_search`, reused on later runs): 100,000 posts of
+ * generated text over a 600-word vocabulary drawn Zipf-like (word rank r with probability ∝ 1/r; the
+ * most frequent are English stop words, as in real text), and 100,000 users named from the same
+ * words, some accented. Starts posts-service and users-service in-process and measures each query
+ * sequentially (c=1: latency) and with 8 in flight (c=8).
+ *
+ * Targets: GET /posts?q= p99 ≤ 25 ms at c=1; GET /users?q= p99 ≤ 10 ms at c=1.
+ *
+ * Env: BENCH_SEARCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/community_bench_search),
+ *      BENCH_POSTS (100000), BENCH_USERS (100000), BENCH_REQUESTS (200 per scenario and concurrency),
+ *      BENCH_ONLY (run only the scenarios whose path contains this, e.g. `/users`).
+ */
+import { randomBytes } from 'node:crypto';
+import { createDb, ensureDatabase, type Sql } from '@community/db';
+import { parsePostsConfig } from '../posts-service/src/config';
+import { SCHEMA as POSTS_SCHEMA, start as startPosts } from '../posts-service/src/start';
+import { parseUsersConfig } from '../users-service/src/config';
+import { SCHEMA as USERS_SCHEMA, start as startUsers } from '../users-service/src/start';
+import { measure } from './measure';
+
+const DATABASE_URL =
+  process.env.BENCH_SEARCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/community_bench_search';
+const POSTS = Number(process.env.BENCH_POSTS ?? 100_000);
+const USERS = Number(process.env.BENCH_USERS ?? 100_000);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
+
+const STOP_WORDS = (
+  'the of and a to in is you that it he was for on are as with his they at be this have from or ' +
+  'one had by but not what all were we when your can said there use an each which she do how their'
+).split(' ');
+const WORDS = (
+  'community post thread reply moderator forum topic answer question release running runner runs ' +
+  'database server client request response latency cache index query search ranking result page ' +
+  'garden coffee café crème brûlée naïve résumé señor über fjord smörgåsbord piñata jalapeño ' +
+  'mountain river ocean forest desert island valley city village market harbour bridge castle ' +
+  'teacher student library theatre museum gallery concert festival holiday journey ticket travel ' +
+  'keyboard monitor laptop network router compiler kernel memory thread process signal socket ' +
+  'recipe kitchen bread butter cheese tomato pepper onion garlic lemon orange banana cherry apple'
+).split(' ');
+const SYLLABLES = 'ka lo mi ren tas vor ple dun shi bra qui zel fa no ru te go pa se li'.split(' ');
+
+/** 600 words: stop words first (the most frequent), then real words, then made-up ones. */
+function vocabulary(): string[] {
+  const words = [...STOP_WORDS, ...WORDS];
+  for (let i = 0; words.length < 600; i++) {
+    const a = SYLLABLES[i % SYLLABLES.length]!;
+    const b = SYLLABLES[Math.floor(i / SYLLABLES.length) % SYLLABLES.length]!;
+    const c = i >= 400 ? SYLLABLES[(i * 7) % SYLLABLES.length]! : '';
+    const word = a + b + c;
+    if (!words.includes(word)) words.push(word);
+  }
+  return words;
+}
+
+const VOCABULARY = vocabulary();
+
+/** SQL for `n` words drawn Zipf-like from `words` ($1): rank ⌊601^u⌋ for a uniform u. */
+const zipfWords = (sql: Sql, words: string[], count: ReturnType<Sql['unsafe']>) => sql`
+  (select string_agg((${words}::text[])[floor(power(${words.length + 1}, random()))::int], ' ')
+   from generate_series(1, ${count}))`;
+
+async function seedPosts(sql: Sql): Promise<void> {
+  const [{ n }] = (await sql`select count(*)::int as n from posts`) as unknown as [{ n: number }];
+  if (n >= POSTS) return;
+  console.log(`seeding ${POSTS} posts…`);
+  const started = performance.now();
+  await sql`truncate posts, categories, comments, post_likes, comment_likes, tags, outbox restart identity cascade`;
+  await sql`insert into categories (name, slug) select 'Category ' || i, 'category-' || i from generate_series(1, 20) i`;
+  // Titles of 4–9 words, content of 40–160 words: `i` in the counts makes each draw per row.
+  await sql`
+    insert into posts (title, slug, content, author_id, category_id, tags, created_at, updated_at)
+    select ${zipfWords(sql, VOCABULARY, sql`4 + (i % 6)`)}, 'post-' || i,
+           ${zipfWords(sql, VOCABULARY, sql`40 + (i * 7919) % 121`)},
+           1 + (i % 5000), 1 + (i % 20), array['tag-' || (i % 50)],
+           now() - random() * interval '180 days', now()
+    from generate_series(1, ${POSTS}) i`;
+  await sql`update categories c set post_count = (select count(*) from posts p where p.category_id = c.id)`;
+  await sql`insert into tags (name, post_count) select t, count(*) from posts, unnest(tags) t group by t`;
+  await sql`vacuum analyze posts`;
+  console.log(`posts seeded in ${Math.round(performance.now() - started)} ms`);
+}
+
+async function seedUsers(sql: Sql): Promise<void> {
+  const [{ n }] = (await sql`select count(*)::int as n from users`) as unknown as [{ n: number }];
+  if (n >= USERS) return;
+  console.log(`seeding ${USERS} users…`);
+  const started = performance.now();
+  const names = VOCABULARY.slice(STOP_WORDS.length);
+  // Usernames are ASCII (word + number); display names two words, accents kept.
+  await sql`
+    insert into users (username, email, password_hash, display_name)
+    select regexp_replace(lower(unaccent_name), '[^a-z0-9]', '', 'g') || '_' || i,
+           'user' || i || '@example.test', 'bench', display_name
+    from (
+      select i, (${names}::text[])[1 + (i * 31) % ${names.length}] as unaccent_name,
+             initcap((${names}::text[])[1 + (i * 31) % ${names.length}]) || ' ' ||
+             initcap((${names}::text[])[1 + (i * 17) % ${names.length}]) as display_name
+      from generate_series(1, ${USERS}) i
+    ) s
+    on conflict do nothing`;
+  await sql`vacuum analyze users`;
+  console.log(`users seeded in ${Math.round(performance.now() - started)} ms`);
+}
+
+async function main(): Promise<void> {
+  await ensureDatabase(DATABASE_URL);
+  const token = randomBytes(24).toString('hex');
+  const common = {
+    DATABASE_URL,
+    INTERNAL_TOKEN: token,
+    LOG_LEVEL: 'warn',
+    AMQP_EXCHANGE: 'bench.search.events',
+  };
+  const posts = await startPosts(parsePostsConfig({ ...common, POSTS_SERVICE_PORT: '0' }));
+  const users = await startUsers(parseUsersConfig({ ...common, USERS_SERVICE_PORT: '0' }));
+  const postsSql = createDb(DATABASE_URL, { schema: POSTS_SCHEMA, max: 2 });
+  const usersSql = createDb(DATABASE_URL, { schema: USERS_SCHEMA, max: 2 });
+  try {
+    await seedPosts(postsSql);
+    await seedUsers(usersSql);
+    const w = (rank: number) => encodeURIComponent(VOCABULARY[rank - 1]!);
+    // Ranks past the stop words: the first the most frequent searchable word, 600 among the rarest.
+    const first = STOP_WORDS.length + 1;
+    const scenarios: [string, string][] = [
+      [posts.url, `/posts?q=${w(first)}`],
+      [posts.url, `/posts?q=${w(120)}`],
+      [posts.url, `/posts?q=${w(300)}`],
+      [posts.url, `/posts?q=${w(500)}`],
+      [posts.url, `/posts?q=${w(60)}%20${w(90)}`],
+      [posts.url, `/posts?q=${w(60)}%20${w(90)}%20${w(200)}`],
+      [posts.url, `/posts?q=%22${w(60)}%20${w(61)}%22`],
+      [posts.url, `/posts?q=${w(60)}%20-${w(41)}`],
+      [posts.url, `/posts?q=${w(60)}&sort=latest`],
+      [posts.url, `/posts?q=${w(60)}&category=7`],
+      [posts.url, '/posts?q=cafe'],
+      [posts.url, `/comments?q=${w(60)}`],
+      [users.url, '/users?q=ka'],
+      [users.url, '/users?q=kalo'],
+      [users.url, '/users?q=cafe'],
+      [users.url, '/users?q=zz'],
+      [posts.url, '/tags?q=tag-1'],
+    ];
+    console.log(
+      `\n${POSTS} posts, ${USERS} users, ${REQUESTS} requests per scenario and concurrency, node ${process.version}`,
+    );
+    console.log('scenario'.padEnd(44), 'matches', ' c=1 p50 ms', ' p99 ms', ' | c=8 p50 ms', ' p99 ms');
+    const only = process.env.BENCH_ONLY;
+    for (const [base, path] of scenarios.filter(([, p]) => !only || p.includes(only))) {
+      await measure(base, token, path, 4, REQUESTS); // warm-up
+      const one = await measure(base, token, path, 1, REQUESTS);
+      const eight = await measure(base, token, path, 8, REQUESTS);
+      const matches = (one.body as { pagination?: { total_items?: number } }).pagination?.total_items ?? 0;
+      console.log(
+        decodeURIComponent(path).padEnd(44),
+        String(matches).padStart(7),
+        one.p50.toFixed(1).padStart(11),
+        one.p99.toFixed(1).padStart(7),
+        ' |',
+        eight.p50.toFixed(1).padStart(10),
+        eight.p99.toFixed(1).padStart(7),
+      );
+    }
+  } finally {
+    await postsSql.end();
+    await usersSql.end();
+    await users.stop();
+    await posts.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
