@@ -4,8 +4,11 @@
 -- Accents are folded by the `unaccent` extension (PostgreSQL's contrib, on every managed
 -- PostgreSQL). It is made here when it is missing; a role that may not create extensions
 -- (deploy/postgres/init-roles.sh's) finds it made by the admin in the schema `extensions`.
+-- Services migrate at once against one database: the first makes it, the others wait for its
+-- commit (the lock is held to the end of the migration's transaction), then find it made.
 do $$
 begin
+  perform pg_advisory_xact_lock(hashtext('community:extension:unaccent'));
   if not exists (select 1 from pg_extension where extname = 'unaccent') then
     create schema if not exists extensions;
     create extension unaccent with schema extensions;
