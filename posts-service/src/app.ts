@@ -14,6 +14,8 @@ export interface AppDeps extends TxDeps {
   /** `Idempotency-Key` on the POSTs (DESIGN.md §10). */
   idempotency: IdempotencyOptions;
   clock: Clock;
+  /** SEARCH_TIMEOUT_MS: how long one query of a search may take. */
+  searchTimeoutMs: number;
   /** PUBLIC_BASE_URL, when configured (absolute URLs in answers: pagination links, default avatars). */
   publicBaseUrl?: string;
 }

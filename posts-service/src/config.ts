@@ -1,10 +1,19 @@
 import { z } from 'zod';
-import { dataServiceEnv, loadConfig, parseConfig, portVar, publicBaseUrlVar } from '@community/config';
+import {
+  dataServiceEnv,
+  intVar,
+  loadConfig,
+  parseConfig,
+  portVar,
+  publicBaseUrlVar,
+} from '@community/config';
 
 export const postsConfigSchema = z.object({
   ...dataServiceEnv,
   POSTS_SERVICE_PORT: portVar(3001),
   PUBLIC_BASE_URL: publicBaseUrlVar(),
+  // One query of a search (DESIGN.md §11) may take this long before it is refused as too broad.
+  SEARCH_TIMEOUT_MS: intVar(5_000, 1),
 });
 
 export type PostsConfig = z.output<typeof postsConfigSchema>;

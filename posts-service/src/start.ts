@@ -40,6 +40,7 @@ export function start(
         logger,
         internalToken: config.INTERNAL_TOKEN,
         clock,
+        searchTimeoutMs: config.SEARCH_TIMEOUT_MS,
         publicBaseUrl: config.PUBLIC_BASE_URL,
       }),
     onStop: () => views?.stop(),

@@ -1,5 +1,5 @@
 import type { Sql, Tx } from '@community/db';
-import { headline, searchQuery, TEXT_HEADLINE } from './search';
+import { bounded, headline, searchQuery, TEXT_HEADLINE, type SearchRequest } from './search';
 import type { CommentRow } from './rows';
 
 type Db = Sql | Tx;
@@ -117,15 +117,15 @@ export async function latestCommentsAfter(
 
 /** Visible comments matching the search `q` (DESIGN.md §11), best first, then newest; highlighted. */
 export async function searchComments(
-  db: Db,
-  filter: CommentFilter,
-  q: string,
-  limit: number,
-  offset: number,
+  sql: Sql,
+  { filter, q, limit, offset, timeoutMs }: SearchRequest<CommentFilter>,
 ): Promise<{ rows: CommentSearchRow[]; total: number }> {
-  const ranking = db`ts_rank_cd(c.search, query.q) desc, c.created_at desc, c.id desc`;
+  const ranking = sql`ts_rank_cd(c.search, query.q) desc, c.created_at desc, c.id desc`;
   const [rows, [count]] = await Promise.all([
-    db<CommentSearchRow[]>`
+    bounded(
+      sql,
+      timeoutMs,
+      (db) => db<CommentSearchRow[]>`
       with query as (select ${searchQuery(db, q)} as q),
       page as (
         select c.id, row_number() over (order by ${ranking}) as position
@@ -138,9 +138,14 @@ export async function searchComments(
       from (${SELECT_COMMENT(db)} where c.id in (select id from page)) x
       join page using (id), query
       order by page.position`,
-    db<{ total: number }[]>`
+    ),
+    bounded(
+      sql,
+      timeoutMs,
+      (db) => db<{ total: number }[]>`
       select count(*)::int as total from ${VISIBLE_FROM(db)}
       where ${whereVisible(db, filter)} and c.search @@ ${searchQuery(db, q)}`,
+    ),
   ]);
   return { rows, total: count?.total ?? 0 };
 }

@@ -1,7 +1,7 @@
 import type { PostSort } from '@community/contracts';
 import type { Sql, Tx } from '@community/db';
 import type { PostRow } from './rows';
-import { headline, searchQuery, TEXT_HEADLINE } from './search';
+import { bounded, headline, searchQuery, TEXT_HEADLINE, type SearchRequest } from './search';
 
 type Db = Sql | Tx;
 /** A piece of SQL built with the tagged template, to be embedded in another query. */
@@ -132,19 +132,18 @@ export interface SearchRow extends PostRow {
  * are made for the page's rows only: ts_headline reads the whole text.
  */
 export async function searchPosts(
-  db: Db,
-  filter: PostFilter,
-  q: string,
-  order: SearchOrder,
-  limit: number,
-  offset: number,
+  sql: Sql,
+  { filter, q, order, limit, offset, timeoutMs }: SearchRequest<PostFilter> & { order: SearchOrder },
 ): Promise<{ rows: SearchRow[]; total: number }> {
   const ranking =
     order === 'relevance'
-      ? db`p.title_search @@ query.q desc, ts_rank_cd(p.search, query.q) desc, p.id desc`
-      : db`p.created_at desc, p.id desc`;
+      ? sql`p.title_search @@ query.q desc, ts_rank_cd(p.search, query.q) desc, p.id desc`
+      : sql`p.created_at desc, p.id desc`;
   const [rows, [count]] = await Promise.all([
-    db<SearchRow[]>`
+    bounded(
+      sql,
+      timeoutMs,
+      (db) => db<SearchRow[]>`
       with query as (select ${searchQuery(db, q)} as q),
       page as (
         select p.id, row_number() over (order by ${ranking}) as position
@@ -159,9 +158,14 @@ export async function searchPosts(
       from (${withAuthorAndCategory(db, db`posts`)} where p.id in (select id from page)) x
       join page using (id), query
       order by page.position`,
-    db<{ total: number }[]>`
+    ),
+    bounded(
+      sql,
+      timeoutMs,
+      (db) => db<{ total: number }[]>`
       select count(*)::int as total from posts p
       where ${whereLive(db, filter)} and p.search @@ ${searchQuery(db, q)}`,
+    ),
   ]);
   return { rows, total: count?.total ?? 0 };
 }

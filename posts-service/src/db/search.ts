@@ -1,4 +1,5 @@
-import type { Sql, Tx } from '@community/db';
+import { ValidationError } from '@community/contracts';
+import { inTransaction, type Sql, type Tx } from '@community/db';
 
 /*
  * Full-text search (DESIGN.md §11): the query and the highlights, shared by posts and comments. The
@@ -27,3 +28,36 @@ export const searchQuery = (db: Db, q: string) => db`websearch_to_tsquery('searc
  */
 export const headline = (db: Db, column: Fragment, options: string) =>
   db`ts_headline('search_english', translate(${column}, ${HIGHLIGHT.start + HIGHLIGHT.stop}, ''), query.q, ${`${options}, ${MARKS}`})`;
+
+/** One page of a search: what to match, which page, and how long its queries may take. */
+export interface SearchRequest<F> {
+  filter: F;
+  q: string;
+  limit: number;
+  offset: number;
+  timeoutMs: number;
+}
+
+/** PostgreSQL's query_canceled: here, the statement timeout of a search. */
+const QUERY_CANCELED = '57014';
+
+/**
+ * Runs one query of a search under its own statement timeout (SEARCH_TIMEOUT_MS): a search broad
+ * enough to need longer — dozens of common words joined by `or` over a large forum — is refused with
+ * a 400 that says how to narrow it, instead of holding a connection and the database's CPU.
+ */
+export async function bounded<T>(sql: Sql, timeoutMs: number, query: (tx: Tx) => Promise<T>): Promise<T> {
+  try {
+    return await inTransaction(sql, async (tx) => {
+      await tx`select set_config('statement_timeout', ${String(timeoutMs)}, true)`;
+      return query(tx);
+    });
+  } catch (err) {
+    if ((err as { code?: string }).code !== QUERY_CANCELED) throw err;
+    throw ValidationError.single(
+      'q',
+      'invalid_value',
+      'this search matches too much to answer in time; add words, a phrase or a filter',
+    );
+  }
+}

@@ -26,7 +26,7 @@ import {
 import type { TxDeps } from '@community/events';
 
 /** The handlers of the comment operations in `POST_OPERATIONS` (libs/openapi), by operation id. */
-export function commentsHandlers(deps: TxDeps): OperationHandlers {
+export function commentsHandlers(deps: TxDeps & { searchTimeoutMs: number }): OperationHandlers {
   return {
     listAllComments: async (req, res) => {
       const query = parseWith(listAllCommentsQuery, req.query);

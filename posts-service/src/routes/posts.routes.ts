@@ -22,6 +22,8 @@ import type { ViewCounter } from '../domain/posts/view-counter';
 export interface PostsRouteDeps extends TxDeps {
   views: ViewCounter;
   clock: Clock;
+  /** SEARCH_TIMEOUT_MS: how long one query of a search may take. */
+  searchTimeoutMs: number;
 }
 
 /** The handlers of the posts operations in `POST_OPERATIONS` (libs/openapi), by operation id. */

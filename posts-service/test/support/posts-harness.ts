@@ -24,9 +24,9 @@ export interface PostsHarness extends ServiceUnderTest<PostsConfig, PostsService
 /** posts-service on port 0 against its own database and exchange, torn down by `stop()`. */
 export async function startPostsService(
   label = 'posts',
-  opts: { amqpUrl?: string; clock?: Clock } = {},
+  opts: { amqpUrl?: string; clock?: Clock; env?: Record<string, string> } = {},
 ): Promise<PostsHarness> {
-  const env: Record<string, string> = opts.amqpUrl ? { AMQP_URL: opts.amqpUrl } : {};
+  const env: Record<string, string> = { ...opts.env, ...(opts.amqpUrl ? { AMQP_URL: opts.amqpUrl } : {}) };
   const harness = await startServiceUnderTest(postsService(opts.clock), { label, env });
   return Object.assign(harness, { admin: actor(1, 'admin', ['read', 'write', 'moderate', 'admin']) });
 }

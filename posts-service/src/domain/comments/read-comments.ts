@@ -56,7 +56,7 @@ export async function readComment(deps: TxDeps, id: number, base: string): Promi
 
 /** Comments across posts (DESIGN.md §11): a search, best match first, or the newest first. */
 export async function listAllComments(
-  deps: TxDeps,
+  deps: TxDeps & { searchTimeoutMs: number },
   { q, author, post, page, limit }: ListAllCommentsQuery,
   base: string,
 ): Promise<Page<CommentListEntry>> {
@@ -66,7 +66,8 @@ export async function listAllComments(
     const { rows, total } = await latestComments(deps.sql, filter, limit, offset);
     return { items: rows.map((row) => toComment(row, base)), totalItems: total, page, limit };
   }
-  const { rows, total } = await searchComments(deps.sql, filter, q, limit, offset);
+  const search = { filter, q, limit, offset, timeoutMs: deps.searchTimeoutMs };
+  const { rows, total } = await searchComments(deps.sql, search);
   const items = rows.map((row) => ({
     ...toComment(row, base),
     highlight: { content: highlightHtml(row.highlightContent) },

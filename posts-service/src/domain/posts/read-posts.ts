@@ -24,7 +24,7 @@ import { highlightHtml } from '../search';
 import type { ViewCounter } from './view-counter';
 
 export async function listPosts(
-  deps: TxDeps & { clock: Clock },
+  deps: TxDeps & { clock: Clock; searchTimeoutMs: number },
   query: ListPostsQuery,
 ): Promise<Page<PostListEntry>> {
   const { page, limit, category, author, tag } = query;
@@ -32,7 +32,14 @@ export async function listPosts(
   const offset = (page - 1) * limit;
   const order = postOrder(query);
   if (order.q !== undefined) {
-    const { rows, total } = await searchPosts(deps.sql, filter, order.q, order.sort, limit, offset);
+    const { rows, total } = await searchPosts(deps.sql, {
+      filter,
+      q: order.q,
+      order: order.sort,
+      limit,
+      offset,
+      timeoutMs: deps.searchTimeoutMs,
+    });
     return { items: rows.map(toSearchResult), totalItems: total, page, limit };
   }
   const { sort } = order;

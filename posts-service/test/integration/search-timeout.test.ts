@@ -1,0 +1,35 @@
+import { alice, createCategory } from '../support/fixtures';
+import { startPostsService, type PostsHarness } from '../support/posts-harness';
+
+// DESIGN.md §9 and §11: a search too broad to answer in SEARCH_TIMEOUT_MS is refused, not left to
+// hold a connection and the database's CPU; everything else goes on.
+
+let h: PostsHarness;
+beforeAll(async () => {
+  h = await startPostsService('search_timeout', { env: { SEARCH_TIMEOUT_MS: '25' } });
+  const category = (await createCategory(h, 'Crowded')).id;
+  // 40,000 posts that all match: counting and ranking them takes far longer than 25 ms.
+  await h.sql`
+    insert into posts (title, slug, content, author_id, category_id, created_at, updated_at)
+    select 'crowded ' || i, 'crowded-' || i,
+           repeat('every crowded forum thread answers questions about kernels and compilers ', 8),
+           ${alice.userId}, ${category}, now(), now()
+    from generate_series(1, 40000) i`;
+  await h.sql`update categories set post_count = 40000 where id = ${category}`;
+  await h.sql`analyze posts`;
+}, 60_000);
+afterAll(() => h.stop());
+
+it('refuses a search too broad to answer in time with 400, and keeps serving everyone', async () => {
+  const broad = 'crowded or forum or thread or answers or questions or kernels or compilers';
+  // More at once than the pool has connections: every one is refused, none is stuck.
+  const answers = await Promise.all(
+    Array.from({ length: 12 }, () => h.call(alice, 'GET', `/posts?q=${encodeURIComponent(broad)}`)),
+  );
+  for (const res of answers) {
+    expect([res.status, res.body.error, res.body.details.field]).toEqual([400, 'validation_error', 'q']);
+    expect(res.body.message).toMatch(/add words, a phrase or a filter/);
+  }
+  const list = await h.call(alice, 'GET', '/posts?limit=1');
+  expect([list.status, list.body.pagination.total_items]).toEqual([200, 40000]);
+});
