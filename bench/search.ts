@@ -151,10 +151,14 @@ async function main(): Promise<void> {
       await measure(base, token, path, 4, REQUESTS); // warm-up
       const one = await measure(base, token, path, 1, REQUESTS);
       const eight = await measure(base, token, path, 8, REQUESTS);
-      const matches = (one.body as { pagination?: { total_items?: number } }).pagination?.total_items ?? 0;
+      const { pagination } = one.body as {
+        pagination?: { total_items?: number; total_items_capped?: boolean };
+      };
+      // `1000+`: a search counts its matches up to SEARCH_CAP.
+      const matches = `${pagination?.total_items ?? 0}${pagination?.total_items_capped ? '+' : ''}`;
       console.log(
         decodeURIComponent(path).padEnd(44),
-        String(matches).padStart(7),
+        matches.padStart(7),
         one.p50.toFixed(1).padStart(11),
         one.p99.toFixed(1).padStart(7),
         ' |',

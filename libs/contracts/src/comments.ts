@@ -50,7 +50,7 @@ export const listAllCommentsQuery = z.object({
   q: searchText
     .optional()
     .describe(
-      'Search the comments as `GET /posts?q=` searches posts; results come best first and each carries `highlight`. 2–200 characters.',
+      'Search the comments as `GET /posts?q=` searches posts; results come best first and each carries `highlight`. 2–200 characters. A search serves its best 1,000 matches: `total_items` counts at most 1,000 and `pagination.total_items_capped` says when there are more.',
     ),
   author: intQuery(1, MAX_ID).optional().describe('Only comments by this user (id).'),
   post: intQuery(1, MAX_ID).optional().describe('Only comments on this post (id).'),

@@ -82,6 +82,29 @@ export function text({
 /** The search parameter `q` (DESIGN.md §11): 2–200 characters once trimmed; shorter (blank too) is `too_short`. */
 export const searchText = text({ min: 2, max: 200, blankIsShort: true });
 
+/**
+ * A search (`q`) serves its best SEARCH_CAP matches, as GitHub's search API serves 1,000:
+ * `total_items` counts at most this many (`total_items_capped` says when there are more) and a page
+ * past them is empty. Counting or ranking further would cost in proportion to every match, and no
+ * reader pages through a thousand results of one search.
+ */
+export const SEARCH_CAP = 1000;
+
+/** The part of the page [offset, offset + limit) that lies within a search's first SEARCH_CAP matches. */
+export function searchWindow(offset: number, limit: number): { offset: number; limit: number } {
+  return { offset, limit: Math.max(0, Math.min(limit, SEARCH_CAP - offset)) };
+}
+
+/** How many rows a search matches: exact up to SEARCH_CAP, else SEARCH_CAP and `capped`. */
+export interface SearchTotal {
+  total: number;
+  capped: boolean;
+}
+
+/** The SearchTotal of `count` matches, counted up to at least SEARCH_CAP + 1. */
+export const searchTotal = (count: number): SearchTotal =>
+  count > SEARCH_CAP ? { total: SEARCH_CAP, capped: true } : { total: count, capped: false };
+
 /** An integer query-string parameter within [min, max]. */
 export function intQuery(min: number, max: number) {
   const schema = z.string().transform((raw, ctx) => {
@@ -122,6 +145,8 @@ export const paginationSchema = z.strictObject({
   total_pages: z.int().min(0),
   total_items: z.int().min(0),
   per_page: z.int().min(1),
+  /** On a search only: true when it matches more than the SEARCH_CAP that `total_items` counts. */
+  total_items_capped: z.boolean().optional(),
 });
 export type Pagination = z.infer<typeof paginationSchema>;
 

@@ -101,7 +101,7 @@ export const listPostsQuery = z.object({
   q: searchText
     .optional()
     .describe(
-      'Search titles, tags and content: words (stemmed, accents ignored), `"a phrase"`, `-excluded`, `a or b`. 2–200 characters. Each item then carries `highlight`.',
+      'Search titles, tags and content: words (stemmed, accents ignored), `"a phrase"`, `-excluded`, `a or b`. 2–200 characters. Each item then carries `highlight`. A search serves its best 1,000 matches: `total_items` counts at most 1,000 and `pagination.total_items_capped` says when there are more.',
     ),
   // Without a default: `relevance` with `q`, `latest` without (resolvePostSort).
   sort: enumQuery([...POST_SORTS, 'relevance']).optional(),

@@ -72,7 +72,7 @@ export const listUsersQuery = z.object({
   q: searchText
     .optional()
     .describe(
-      'Users whose username or display name starts with this, case and accents aside (`@mention` completion), best match first. 2–200 characters; not with `sort`.',
+      'Users whose username or display name starts with this, case and accents aside (`@mention` completion), best match first. 2–200 characters; not with `sort`. A search serves its best 1,000 matches: `total_items` counts at most 1,000 and `pagination.total_items_capped` says when there are more.',
     ),
   // Without a default: `newest` unless `q` orders by match.
   sort: enumQuery(USER_SORTS).optional(),

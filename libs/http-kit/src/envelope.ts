@@ -38,6 +38,8 @@ export interface Page<T> {
   limit: number;
   /** On a time-ordered list: where a cursor walk continues after this page (null: nothing more). */
   nextCursor?: string | null;
+  /** On a search: whether it matches more than the SEARCH_CAP that totalItems counts. */
+  totalCapped?: boolean;
 }
 
 /** A page of a time-ordered list asked by cursor (DESIGN.md §10). */
@@ -56,7 +58,7 @@ export interface CursorPage<T> {
 export function sendPage<T>(
   req: Request,
   res: Response,
-  { items, totalItems, page, limit, nextCursor }: Page<T>,
+  { items, totalItems, page, limit, nextCursor, totalCapped }: Page<T>,
   filters: Record<string, unknown> = {},
 ): void {
   const pagination: Pagination = {
@@ -64,6 +66,7 @@ export function sendPage<T>(
     total_pages: Math.ceil(totalItems / limit),
     total_items: totalItems,
     per_page: limit,
+    ...(totalCapped === undefined ? {} : { total_items_capped: totalCapped }),
   };
   res.setHeader('Link', linkHeader(req, pagination, filters));
   const withCursor = nextCursor === undefined ? pagination : { ...pagination, next_cursor: nextCursor };

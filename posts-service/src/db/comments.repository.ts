@@ -1,5 +1,6 @@
+import type { SearchTotal } from '@community/contracts';
 import type { Sql, Tx } from '@community/db';
-import { bounded, headline, searchQuery, TEXT_HEADLINE, type SearchRequest } from './search';
+import { bounded, countUpToCap, headline, searchQuery, TEXT_HEADLINE, type SearchRequest } from './search';
 import type { CommentRow } from './rows';
 
 type Db = Sql | Tx;
@@ -115,17 +116,22 @@ export async function latestCommentsAfter(
     order by c.created_at desc, c.id desc`;
 }
 
-/** Visible comments matching the search `q` (DESIGN.md §11), best first, then newest; highlighted. */
+/**
+ * Visible comments matching the search `q` (DESIGN.md §11), best first, then newest; highlighted, and
+ * how many match. `offset` and `limit` lie within the first SEARCH_CAP matches (`limit` 0 past them).
+ */
 export async function searchComments(
   sql: Sql,
   { filter, q, limit, offset, timeoutMs }: SearchRequest<CommentFilter>,
-): Promise<{ rows: CommentSearchRow[]; total: number }> {
+): Promise<{ rows: CommentSearchRow[]; total: SearchTotal }> {
   const ranking = sql`ts_rank_cd(c.search, query.q) desc, c.created_at desc, c.id desc`;
-  const [rows, [count]] = await Promise.all([
-    bounded(
-      sql,
-      timeoutMs,
-      (db) => db<CommentSearchRow[]>`
+  const [rows, total] = await Promise.all([
+    limit === 0
+      ? []
+      : bounded(
+          sql,
+          timeoutMs,
+          (db) => db<CommentSearchRow[]>`
       with query as (select ${searchQuery(db, q)} as q),
       page as (
         select c.id, row_number() over (order by ${ranking}) as position
@@ -138,16 +144,16 @@ export async function searchComments(
       from (${SELECT_COMMENT(db)} where c.id in (select id from page)) x
       join page using (id), query
       order by page.position`,
-    ),
-    bounded(
-      sql,
-      timeoutMs,
-      (db) => db<{ total: number }[]>`
-      select count(*)::int as total from ${VISIBLE_FROM(db)}
-      where ${whereVisible(db, filter)} and c.search @@ ${searchQuery(db, q)}`,
+        ),
+    bounded(sql, timeoutMs, (db) =>
+      countUpToCap(
+        db,
+        VISIBLE_FROM(db),
+        db`${whereVisible(db, filter)} and c.search @@ ${searchQuery(db, q)}`,
+      ),
     ),
   ]);
-  return { rows, total: count?.total ?? 0 };
+  return { rows, total };
 }
 
 export async function insertComment(

@@ -1,7 +1,16 @@
-import type { PostSort } from '@community/contracts';
+import { searchTotal, type PostSort, type SearchTotal } from '@community/contracts';
 import type { Sql, Tx } from '@community/db';
 import type { PostRow } from './rows';
-import { bounded, headline, searchQuery, TEXT_HEADLINE, type SearchRequest } from './search';
+import {
+  bounded,
+  countUpToCap,
+  headline,
+  queryShape,
+  searchQuery,
+  TEXT_HEADLINE,
+  type QueryShape,
+  type SearchRequest,
+} from './search';
 
 type Db = Sql | Tx;
 /** A piece of SQL built with the tagged template, to be embedded in another query. */
@@ -127,47 +136,94 @@ export interface SearchRow extends PostRow {
 }
 
 /**
- * Live posts matching `filter` and the search `q` (DESIGN.md §11), with highlights. By relevance: a
- * match in the title first, then ts_rank_cd over title (A), tags (B) and content (C). Highlights
- * are made for the page's rows only: ts_headline reads the whole text.
+ * One page of the live posts matching `filter` and the search `q` (DESIGN.md §11), highlighted, and
+ * how many match. `offset` and `limit` lie within the first SEARCH_CAP matches (`limit` 0 past them).
  */
 export async function searchPosts(
   sql: Sql,
-  { filter, q, order, limit, offset, timeoutMs }: SearchRequest<PostFilter> & { order: SearchOrder },
-): Promise<{ rows: SearchRow[]; total: number }> {
-  const ranking =
-    order === 'relevance'
-      ? sql`p.title_search @@ query.q desc, ts_rank_cd(p.search, query.q) desc, p.id desc`
-      : sql`p.created_at desc, p.id desc`;
-  const [rows, [count]] = await Promise.all([
-    bounded(
-      sql,
-      timeoutMs,
-      (db) => db<SearchRow[]>`
-      with query as (select ${searchQuery(db, q)} as q),
-      page as (
-        select p.id, row_number() over (order by ${ranking}) as position
-        from posts p, query
-        where ${whereLive(db, filter)} and p.search @@ query.q
-        order by ${ranking}
-        limit ${limit} offset ${offset}
-      )
-      select x.*,
-             ${headline(db, db`x.title`, 'HighlightAll=true')} as highlight_title,
-             ${headline(db, db`x.content`, TEXT_HEADLINE)} as highlight_content
-      from (${withAuthorAndCategory(db, db`posts`)} where p.id in (select id from page)) x
-      join page using (id), query
-      order by page.position`,
-    ),
-    bounded(
-      sql,
-      timeoutMs,
-      (db) => db<{ total: number }[]>`
-      select count(*)::int as total from posts p
-      where ${whereLive(db, filter)} and p.search @@ ${searchQuery(db, q)}`,
-    ),
+  request: SearchRequest<PostFilter> & { order: SearchOrder },
+): Promise<{ rows: SearchRow[]; total: SearchTotal }> {
+  const { filter, q, limit, timeoutMs } = request;
+  const countAll = (db: Db) =>
+    countUpToCap(db, db`posts p`, db`${whereLive(db, filter)} and p.search @@ ${searchQuery(db, q)}`);
+  if (limit === 0) return { rows: [], total: await bounded(sql, timeoutMs, countAll) };
+  const shape = await queryShape(sql, q);
+  if (request.order === 'relevance' && shape.phrase) {
+    // A phrase is checked against the word positions of every post holding its words: ranking sees
+    // every match, so it counts them too, instead of a second query checking them all again.
+    return bounded(sql, timeoutMs, async (db) => {
+      const { ids, total } = await relevantIds(db, request, shape);
+      return { rows: await highlighted(db, ids, q), total: total ?? (await countAll(db)) };
+    });
+  }
+  const pageIds = request.order === 'relevance' ? relevantIds : latestIds;
+  const [rows, total] = await Promise.all([
+    bounded(sql, timeoutMs, async (db) => highlighted(db, (await pageIds(db, request, shape)).ids, q)),
+    bounded(sql, timeoutMs, countAll),
   ]);
-  return { rows, total: count?.total ?? 0 };
+  return { rows, total };
+}
+
+/** A page's ids, and how many match when finding them took counting them. */
+interface PageIds {
+  ids: number[];
+  total?: SearchTotal;
+}
+
+/**
+ * By relevance: matches in the title first, then the rest, each by ts_rank_cd over title (A), tags
+ * (B) and content (C). The two groups are ranked apart, so a page within the title matches ranks
+ * those alone, found by their own index, instead of every post that mentions the word.
+ */
+async function relevantIds(
+  db: Tx,
+  { filter, q, limit, offset }: SearchRequest<PostFilter>,
+  { negates }: QueryShape,
+): Promise<PageIds> {
+  const query = searchQuery(db, q);
+  // Without a `-word` every title match is a match; with one, the content may hold the excluded word.
+  const inTitle = negates
+    ? db`p.title_search @@ ${query} and p.search @@ ${query}`
+    : db`p.title_search @@ ${query}`;
+  const ranked = (where: Fragment, counted: Fragment) => db`
+    select p.id${counted} from posts p
+    where ${whereLive(db, filter)} and ${where}
+    order by ts_rank_cd(p.search, ${query}) desc, p.id desc`;
+  // The title matches up to the page's end: fewer are all there are, and the page reaches past them.
+  const titled = await db<{ id: number }[]>`${ranked(inTitle, db``)} limit ${offset + limit}`;
+  const ids = titled.slice(offset).map((row) => row.id);
+  if (titled.length === offset + limit) return { ids };
+  const skip = Math.max(0, offset - titled.length);
+  // Ranking the rest reads all of it: `matches` counts it, whatever the page.
+  const rest = await db<{ id: number; matches: number }[]>`
+    ${ranked(db`p.search @@ ${query} and not (${inTitle})`, db`, count(*) over ()::int as matches`)}
+    limit ${offset + limit - Math.max(offset, titled.length)} offset ${skip}`;
+  return {
+    ids: [...ids, ...rest.map((row) => row.id)],
+    total: rest.length > 0 || skip === 0 ? searchTotal(titled.length + (rest[0]?.matches ?? 0)) : undefined,
+  };
+}
+
+/** Newest first: on a common word, the newest posts are read until the page is full. */
+async function latestIds(db: Tx, { filter, q, limit, offset }: SearchRequest<PostFilter>): Promise<PageIds> {
+  const rows = await db<{ id: number }[]>`
+    select p.id from posts p
+    where ${whereLive(db, filter)} and p.search @@ ${searchQuery(db, q)}
+    order by p.created_at desc, p.id desc
+    limit ${limit} offset ${offset}`;
+  return { ids: rows.map((row) => row.id) };
+}
+
+/** The posts `ids`, in that order, with highlights of the search `q` (ts_headline reads the whole text). */
+async function highlighted(db: Tx, ids: number[], q: string): Promise<SearchRow[]> {
+  if (ids.length === 0) return [];
+  return db<SearchRow[]>`
+    with query as (select ${searchQuery(db, q)} as q)
+    select x.*,
+           ${headline(db, db`x.title`, 'HighlightAll=true')} as highlight_title,
+           ${headline(db, db`x.content`, TEXT_HEADLINE)} as highlight_content
+    from (${withAuthorAndCategory(db, db`posts`)} where p.id = any(${ids}::int[])) x, query
+    order by array_position(${ids}::int[], x.id)`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ValidationError } from '@community/contracts';
+import { SEARCH_CAP, searchTotal, ValidationError, type SearchTotal } from '@community/contracts';
 import { inTransaction, type Sql, type Tx } from '@community/db';
 
 /*
@@ -22,12 +22,36 @@ export const TEXT_HEADLINE = 'MaxFragments=2, MaxWords=30, MinWords=12, Fragment
 /** `q` in web-search syntax (phrases, `-word`, `or`), stemmed and unaccented like the stored text. */
 export const searchQuery = (db: Db, q: string) => db`websearch_to_tsquery('search_english', ${q})`;
 
+/** What a search's query holds that changes how it is best run: an excluded word, a phrase. */
+export interface QueryShape {
+  negates: boolean;
+  phrase: boolean;
+}
+
+/** The QueryShape of `q` as PostgreSQL parses it (`-the` excludes nothing: a stop word is dropped). */
+export async function queryShape(db: Db, q: string): Promise<QueryShape> {
+  const [shape] = await db<QueryShape[]>`
+    select strpos(t, '!') > 0 as negates, t ~ '<(-|[0-9]+)>' as phrase
+    from (select ${searchQuery(db, q)}::text as t) query`;
+  return shape ?? { negates: true, phrase: true };
+}
+
 /**
  * A highlight of `column` for the query `query.q`, the marks stripped from the text first; `options`
  * are ts_headline's (fragments, words), the marks are added here.
  */
 export const headline = (db: Db, column: Fragment, options: string) =>
   db`ts_headline('search_english', translate(${column}, ${HIGHLIGHT.start + HIGHLIGHT.stop}, ''), query.q, ${`${options}, ${MARKS}`})`;
+
+/**
+ * How many rows of `from` match `where`, counted up to SEARCH_CAP + 1: enough to tell a capped total,
+ * without reading every match of a common word.
+ */
+export async function countUpToCap(db: Db, from: Fragment, where: Fragment): Promise<SearchTotal> {
+  const [row] = await db<{ count: number }[]>`
+    select count(*)::int as count from (select 1 from ${from} where ${where} limit ${SEARCH_CAP + 1}) m`;
+  return searchTotal(row?.count ?? 0);
+}
 
 /** One page of a search: what to match, which page, and how long its queries may take. */
 export interface SearchRequest<F> {

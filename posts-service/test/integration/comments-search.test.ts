@@ -1,4 +1,4 @@
-import { commentListEntry, cursorPaginationSchema, timeListEnvelope } from '@community/contracts';
+import { commentListEntry, cursorPaginationSchema, SEARCH_CAP, timeListEnvelope } from '@community/contracts';
 import { alice, bob, createCategory, createPost } from '../support/fixtures';
 import { startPostsService, type PostsHarness } from '../support/posts-harness';
 
@@ -94,5 +94,21 @@ describe('GET /comments', () => {
       const res = await list(query!, 400);
       expect([query, res.body.details.field]).toEqual([query, field]);
     }
+  });
+
+  it(`counts up to ${SEARCH_CAP} matching comments and serves those`, async () => {
+    const { id } = await createPost(h, alice, { category_id: category });
+    await h.sql`insert into comments (post_id, author_id, content)
+                select ${id}, ${bob.userId}, 'a numbat sighting ' || i from generate_series(1, ${SEARCH_CAP + 1}) i`;
+    const first = await list('q=numbat&limit=100');
+    expect(first.body.pagination).toMatchObject({
+      total_items: SEARCH_CAP,
+      total_items_capped: true,
+      total_pages: 10,
+    });
+    expect((await list('q=numbat&limit=100&page=10')).body.data).toHaveLength(100);
+    expect((await list('q=numbat&limit=100&page=11')).body.data).toEqual([]);
+    // Without q the list is not a search: every comment is counted.
+    expect((await list(`post=${id}`)).body.pagination.total_items).toBe(SEARCH_CAP + 1);
   });
 });

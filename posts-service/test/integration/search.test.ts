@@ -1,4 +1,4 @@
-import { postListEntry, timeListEnvelope } from '@community/contracts';
+import { postListEntry, SEARCH_CAP, timeListEnvelope } from '@community/contracts';
 import { alice, bob, createCategory, createPost } from '../support/fixtures';
 import { startPostsService, type PostsHarness } from '../support/posts-harness';
 
@@ -155,5 +155,100 @@ describe('GET /posts?q=', () => {
     expect((await search(`q=${'w'.repeat(200)}`)).status).toBe(200);
     // 200 characters that are each 2 UTF-16 units: counted as characters.
     expect((await search(`q=${encodeURIComponent('🦔'.repeat(200))}`)).status).toBe(200);
+  });
+});
+
+describe('GET /posts?q= pages through title matches, then the rest, up to SEARCH_CAP', () => {
+  it('pages across the title matches into the content matches in one order, as one ranking would', async () => {
+    // Three title matches of differing rank (tags and content add to it) and three in the content.
+    for (const [title, content] of [
+      ['Gecko', 'plain'],
+      ['Gecko notes', 'gecko gecko here'],
+      ['Gecko again', 'gecko'],
+      ['Zero', 'gecko gecko gecko'],
+      ['One', 'a gecko'],
+      ['Two', 'gecko and gecko'],
+    ]) {
+      await post({ title: title!, content: content! });
+    }
+    const whole = await titles('gecko', '&limit=6');
+    expect(whole.slice(0, 3).sort()).toEqual(['Gecko', 'Gecko again', 'Gecko notes']);
+    expect(whole.slice(3).sort()).toEqual(['One', 'Two', 'Zero']);
+    const paged: string[] = [];
+    for (const page of [1, 2, 3, 4]) paged.push(...(await titles('gecko', `&limit=2&page=${page}`)));
+    expect(paged).toEqual(whole);
+    const fourth = await q('gecko', '&limit=4&page=2');
+    expect(fourth.body.data.map((p: { title: string }) => p.title)).toEqual(whole.slice(4));
+    expect(fourth.body.pagination).toEqual({
+      current_page: 2,
+      total_pages: 2,
+      total_items: 6,
+      per_page: 4,
+      next_cursor: null,
+      total_items_capped: false,
+    });
+  });
+
+  it('counts a phrase while ranking it, on every page and past the last', async () => {
+    await post({ title: 'Green gecko', content: 'one' });
+    await post({ title: 'The green gecko', content: 'two' });
+    for (const content of ['a green gecko', 'green gecko green gecko', 'the green gecko']) {
+      await post({ title: 'Lizards', content });
+    }
+    await post({ title: 'Gecko green', content: 'a gecko, green' });
+    const pages = [];
+    for (const page of [1, 2, 3, 4]) pages.push(await q('"green gecko"', `&limit=2&page=${page}`));
+    expect(pages.map((res) => [res.body.data.length, res.body.pagination.total_items])).toEqual([
+      [2, 5],
+      [2, 5],
+      [1, 5],
+      [0, 5],
+    ]);
+    expect(pages[0]!.body.data.map((p: { title: string }) => p.title).sort()).toEqual([
+      'Green gecko',
+      'The green gecko',
+    ]);
+  });
+
+  it('never finds a title match whose content holds an excluded word', async () => {
+    await post({ title: 'Tapir care', content: 'feeding the tapir at the zoo' });
+    await post({ title: 'Tapir walks', content: 'long walks' });
+    expect(await titles('tapir -zoo')).toEqual(['Tapir walks']);
+    expect((await q('tapir -zoo')).body.pagination.total_items).toBe(1);
+  });
+
+  it(`counts up to ${SEARCH_CAP} matches and serves those, the pages past them empty`, async () => {
+    const insert = (n: number, word: string) =>
+      h.sql`insert into posts (title, slug, content, author_id, category_id)
+            select ${word} || ' ' || i, ${word} || '-' || i, 'body', ${alice.userId}, ${category}
+            from generate_series(1, ${n}) i`;
+    await insert(SEARCH_CAP, 'wallaby');
+    const exact = await q('wallaby', '&limit=100&page=10');
+    expect([
+      exact.body.data.length,
+      exact.body.pagination.total_items,
+      exact.body.pagination.total_items_capped,
+    ]).toEqual([100, SEARCH_CAP, false]);
+
+    await insert(SEARCH_CAP + 5, 'dingo');
+    for (const extra of ['', '&sort=latest']) {
+      const first = await q('dingo', `&limit=30${extra}`);
+      expect(first.body.pagination).toMatchObject({
+        total_items: SEARCH_CAP,
+        total_items_capped: true,
+        total_pages: Math.ceil(SEARCH_CAP / 30),
+      });
+      const last = /<([^>]+)>; rel="last"/.exec(first.headers.get('link') ?? '')?.[1];
+      expect(new URL(last!).searchParams.get('page')).toBe(String(Math.ceil(SEARCH_CAP / 30)));
+      // Page 34 of 30 starts at match 990: ten within the cap, then nothing.
+      expect((await q('dingo', `&limit=30&page=34${extra}`)).body.data).toHaveLength(10);
+      expect((await q('dingo', `&limit=30&page=35${extra}`)).body.data).toEqual([]);
+    }
+    // Ten pages of a hundred by relevance: every match once, none repeated across the page seams.
+    const seen = new Set<number>();
+    for (let page = 1; page <= SEARCH_CAP / 100; page++) {
+      for (const item of (await q('dingo', `&limit=100&page=${page}`)).body.data) seen.add(item.id);
+    }
+    expect(seen.size).toBe(SEARCH_CAP);
   });
 });

@@ -1,8 +1,9 @@
-import type { Plan, Role } from '@community/contracts';
+import { SEARCH_CAP, searchTotal, type Plan, type Role, type SearchTotal } from '@community/contracts';
 import type { Sql, Tx } from '@community/db';
 import type { UserRow } from './rows';
 
 type Db = Sql | Tx;
+type Fragment = ReturnType<Sql['unsafe']>;
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -48,27 +49,73 @@ export async function listUsers(db: Db, sort: 'newest' | 'reputation', limit: nu
 
 /**
  * Users whose username or display name starts with `q`, case and accents aside (DESIGN.md §11),
- * best match first: the username itself, then usernames that start with it, then display names;
- * shorter names first within each.
+ * best match first: usernames that start with it, shortest first (so the username itself leads),
+ * then display names, by the same order of usernames; and how many match, up to SEARCH_CAP.
+ * `offset` and `limit` lie within the first SEARCH_CAP matches (`limit` 0 past them).
  */
-export async function lookUpUsers(db: Db, q: string, limit: number, offset: number) {
+export async function lookUpUsers(
+  sql: Sql,
+  q: string,
+  limit: number,
+  offset: number,
+): Promise<{ rows: UserRow[]; total: SearchTotal }> {
   // `q` is text, never a pattern: its LIKE wildcards match themselves.
-  const prefix = db`fold(${q.replace(/[\\%_]/g, '\\$&')}) || '%'`;
-  const matches = db`u.username_folded like ${prefix} or u.display_name_folded like ${prefix}`;
-  const order = db`u.username_folded = fold(${q}) desc, u.username_folded like ${prefix} desc,
-    length(u.username), u.username, u.id`;
-  const [rows, [count]] = await Promise.all([
-    // The page's ids first: the profile with its badges is read for those rows only.
-    db<UserRow[]>`
-      with page as (
-        select u.id, row_number() over (order by ${order}) as position from users u
-        where ${matches} order by ${order} limit ${limit} offset ${offset}
-      )
-      select x.* from (${SELECT_USER(db)} where u.id in (select id from page)) x
-      join page using (id) order by page.position`,
-    db<{ total: number }[]>`select count(*)::int as total from users u where ${matches}`,
+  const prefix = sql`fold(${q.replace(/[\\%_]/g, '\\$&')}) || '%'`;
+  const byUsername = sql`u.username_folded like ${prefix}`;
+  const byDisplayNameOnly = sql`u.display_name_folded like ${prefix} and not (${byUsername})`;
+  const [ids, total] = await Promise.all([
+    limit === 0 ? [] : lookUpIds(sql, byUsername, byDisplayNameOnly, limit, offset),
+    countLookUp(sql, byUsername, byDisplayNameOnly),
   ]);
-  return { rows, total: count?.total ?? 0 };
+  // The profile with its badges is read for the page's rows only.
+  const rows =
+    ids.length === 0
+      ? []
+      : await sql<UserRow[]>`
+    ${SELECT_USER(sql)} where u.id = any(${ids}::int[]) order by array_position(${ids}::int[], u.id)`;
+  return { rows, total };
+}
+
+/**
+ * How many users a lookup finds, up to SEARCH_CAP: the username matches on their index, and only
+ * when they are fewer than that (CASE runs its subquery only then), the users only their display
+ * name matches.
+ */
+async function countLookUp(
+  sql: Sql,
+  byUsername: Fragment,
+  byDisplayNameOnly: Fragment,
+): Promise<SearchTotal> {
+  const [row] = await sql<{ count: number }[]>`
+    select named + case when named > ${SEARCH_CAP} then 0 else (
+      select count(*)::int from (select 1 from users u where ${byDisplayNameOnly} limit ${SEARCH_CAP + 1}) m
+    ) end as count
+    from (select count(*)::int as named from (
+      select 1 from users u where ${byUsername} limit ${SEARCH_CAP + 1}) m) n`;
+  return searchTotal(row?.count ?? 0);
+}
+
+/**
+ * The ids of a lookup's page: username matches walked in order on users_username_lookup_idx
+ * (length, then name), so a common prefix reads one page of them, not all; then, past them, the
+ * users only their display name matches.
+ */
+async function lookUpIds(
+  sql: Sql,
+  byUsername: Fragment,
+  byDisplayNameOnly: Fragment,
+  limit: number,
+  offset: number,
+) {
+  const order = sql`length(u.username_folded), u.username_folded, u.id`;
+  const named = await sql<{ id: number }[]>`
+    select u.id from users u where ${byUsername} order by ${order} limit ${offset + limit}`;
+  const ids = named.slice(offset).map((row) => row.id);
+  if (named.length === offset + limit) return ids;
+  const rest = await sql<{ id: number }[]>`
+    select u.id from users u where ${byDisplayNameOnly}
+    order by ${order} limit ${offset + limit - Math.max(offset, named.length)} offset ${Math.max(0, offset - named.length)}`;
+  return [...ids, ...rest.map((row) => row.id)];
 }
 
 export async function insertUser(

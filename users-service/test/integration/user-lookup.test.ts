@@ -1,4 +1,4 @@
-import { listEnvelope, userSchema } from '@community/contracts';
+import { listEnvelope, SEARCH_CAP, userSchema } from '@community/contracts';
 import { actor } from '@community/test-harness';
 import { startUsersService, type UsersHarness } from '../support/users-harness';
 
@@ -71,5 +71,51 @@ describe('GET /users?q=', () => {
       const bad = await h.call(reader, 'GET', `/users?${query}`);
       expect([query, bad.status, bad.body.details.field]).toEqual([query, 400, field]);
     }
+  });
+
+  it('pages from the username matches into the display-name matches in one order', async () => {
+    const insert = (rows: [string, string][]) =>
+      h.sql`insert into users (username, email, password_hash, display_name)
+            select u, u || '@example.test', 'x', d from unnest(${rows.map((r) => r[0])}::text[], ${rows.map((r) => r[1])}::text[]) t(u, d)`;
+    await insert([
+      ['orion_x', 'Hunter'],
+      ['ori', 'Someone'],
+      ['oriole', 'Bird'],
+      ['zz_a', 'Orinoco'],
+      ['aa_b', 'Orient Express'],
+    ]);
+    const whole = ['ori', 'oriole', 'orion_x', 'aa_b', 'zz_a'];
+    expect(await lookUp('ori', '&limit=10')).toEqual(whole);
+    const paged = [];
+    for (const page of [1, 2, 3, 4]) paged.push(...(await lookUp('ori', `&limit=2&page=${page}`)));
+    expect(paged).toEqual(whole);
+    expect(await lookUp('ori', '&limit=3&page=2')).toEqual(whole.slice(3));
+    const counted = await h.call(reader, 'GET', '/users?q=ori&limit=2');
+    expect(counted.body.pagination).toMatchObject({
+      total_items: 5,
+      total_pages: 3,
+      total_items_capped: false,
+    });
+  });
+
+  it(`counts up to ${SEARCH_CAP} matches and serves those, the pages past them empty`, async () => {
+    await h.sql`insert into users (username, email, password_hash, display_name)
+                select 'wombat_' || i, 'wombat' || i || '@example.test', 'x', 'W' from generate_series(1, ${SEARCH_CAP + 1}) i`;
+    const first = await h.call(reader, 'GET', '/users?q=wombat&limit=100');
+    expect(first.body.pagination).toEqual({
+      current_page: 1,
+      total_pages: SEARCH_CAP / 100,
+      total_items: SEARCH_CAP,
+      per_page: 100,
+      total_items_capped: true,
+    });
+    expect(await lookUp('wombat', '&limit=100&page=10')).toHaveLength(100);
+    expect(await lookUp('wombat', '&limit=100&page=11')).toEqual([]);
+    // Shortest first: wombat_1 … wombat_9 lead.
+    expect((await lookUp('wombat', '&limit=9')).sort()).toEqual(
+      [1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => `wombat_${i}`),
+    );
+    const few = await h.call(reader, 'GET', '/users?q=ren');
+    expect(few.body.pagination).toMatchObject({ total_items: 3, total_items_capped: false });
   });
 });

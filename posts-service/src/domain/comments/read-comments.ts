@@ -1,5 +1,6 @@
 import {
   NotFoundError,
+  searchWindow,
   type Comment,
   type CommentListEntry,
   type ListAllCommentsQuery,
@@ -66,13 +67,13 @@ export async function listAllComments(
     const { rows, total } = await latestComments(deps.sql, filter, limit, offset);
     return { items: rows.map((row) => toComment(row, base)), totalItems: total, page, limit };
   }
-  const search = { filter, q, limit, offset, timeoutMs: deps.searchTimeoutMs };
+  const search = { filter, q, ...searchWindow(offset, limit), timeoutMs: deps.searchTimeoutMs };
   const { rows, total } = await searchComments(deps.sql, search);
   const items = rows.map((row) => ({
     ...toComment(row, base),
     highlight: { content: highlightHtml(row.highlightContent) },
   }));
-  return { items, totalItems: total, page, limit };
+  return { items, totalItems: total.total, totalCapped: total.capped, page, limit };
 }
 
 /** The newest comments across posts after the comment `afterId` (a cursor walk). */

@@ -1,6 +1,7 @@
 import {
   NotFoundError,
   postOrder,
+  searchWindow,
   type ListPostsQuery,
   type PostDetail,
   type PostListEntry,
@@ -36,11 +37,16 @@ export async function listPosts(
       filter,
       q: order.q,
       order: order.sort,
-      limit,
-      offset,
+      ...searchWindow(offset, limit),
       timeoutMs: deps.searchTimeoutMs,
     });
-    return { items: rows.map(toSearchResult), totalItems: total, page, limit };
+    return {
+      items: rows.map(toSearchResult),
+      totalItems: total.total,
+      totalCapped: total.capped,
+      page,
+      limit,
+    };
   }
   const { sort } = order;
   // One instant for the whole answer: the pruned page and its fallback score posts alike.

@@ -1,5 +1,6 @@
 import {
   NotFoundError,
+  searchWindow,
   ValidationError,
   type ListUsersQuery,
   type Me,
@@ -31,9 +32,12 @@ export async function listUsers(
   const offset = (page - 1) * limit;
   if (q !== undefined && sort !== undefined)
     throw ValidationError.single('sort', 'invalid_value', 'with q, users come best match first: no sort');
-  const { rows, total } =
-    q === undefined
-      ? await queryUsers(sql, sort ?? 'newest', limit, offset)
-      : await lookUpUsers(sql, q, limit, offset);
-  return { items: rows.map((row) => toUser(row, base)), totalItems: total, page, limit };
+  if (q === undefined) {
+    const { rows, total } = await queryUsers(sql, sort ?? 'newest', limit, offset);
+    return { items: rows.map((row) => toUser(row, base)), totalItems: total, page, limit };
+  }
+  const window = searchWindow(offset, limit);
+  const { rows, total } = await lookUpUsers(sql, q, window.limit, window.offset);
+  const items = rows.map((row) => toUser(row, base));
+  return { items, totalItems: total.total, totalCapped: total.capped, page, limit };
 }
