@@ -4,6 +4,7 @@ export const ERROR_STATUS = {
   invalid_json: 400,
   unauthorized: 401,
   insufficient_scope: 403,
+  account_suspended: 403,
   forbidden: 403,
   post_locked: 403,
   not_found: 404,
@@ -85,6 +86,19 @@ export class InsufficientScopeError extends AppError {
     super('insufficient_scope', `this operation needs the "${requiredScope}" scope`, {
       required_scope: requiredScope,
     });
+  }
+}
+
+/** Every key and token of a suspended account is refused (DESIGN.md §12): until when, and why. */
+export class AccountSuspendedError extends AppError {
+  constructor(suspension: { until: string | null; reason: string }) {
+    super(
+      'account_suspended',
+      suspension.until === null
+        ? 'this account is suspended until a moderator lifts it'
+        : `this account is suspended until ${suspension.until}`,
+      { until: suspension.until, reason: suspension.reason },
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { timestamp } from './common';
+import { MODERATION_ACTIONS, MODERATION_TARGETS } from './moderation';
 
 /** Events delivered to webhook subscribers (DESIGN.md §7); everything else stays internal. */
 export const PUBLIC_EVENTS = [
@@ -35,6 +36,14 @@ export const eventData = {
   'user.access_changed': z.strictObject({ id }),
   // OAuth access tokens revoked (one, a grant's, or an app's): the gateway drops them from its cache
   'oauth_token.revoked': z.strictObject({ ids: z.array(id).min(1) }),
+  // A moderator's act, or an automatic hide (actor_id null), for the audit log (DESIGN.md §12)
+  'moderation.action': z.strictObject({
+    actor_id: id.nullable(),
+    action: z.enum(MODERATION_ACTIONS),
+    target_type: z.enum(MODERATION_TARGETS),
+    target_id: id,
+    reason: z.string().nullable(),
+  }),
 } as const;
 
 export type EventType = keyof typeof eventData;

@@ -10,3 +10,4 @@ export * from './webhooks';
 export * from './oauth';
 export * from './oauth-protocol';
 export * from './tags';
+export * from './moderation';

@@ -177,6 +177,11 @@ export const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'method_not_allowed'>, Re
     message: 'this operation needs the "write" scope',
     details: { required_scope: 'write' },
   },
+  account_suspended: {
+    error: 'account_suspended',
+    message: 'this account is suspended until 2026-12-01T00:00:00Z',
+    details: { until: '2026-12-01T00:00:00Z', reason: 'spam in several categories' },
+  },
   forbidden: { error: 'forbidden', message: 'only the author or a moderator can change this post' },
   post_locked: { error: 'post_locked', message: 'this post is locked and accepts no new comments' },
   not_found: { error: 'not_found', message: 'post not found' },
