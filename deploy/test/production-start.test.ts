@@ -253,6 +253,15 @@ describe('the services built with tsc, started from dist/ with the containers’
       await expect(sql`select count(*) from users.users`).rejects.toMatchObject({ code: '42501' });
       await expect(sql`create schema intruder`).rejects.toMatchObject({ code: '42501' });
       await expect(sql`create table public.intruder (id int)`).rejects.toMatchObject({ code: '42501' });
+      // The audit log is append-only for the role that owns it (DESIGN.md §12).
+      await sql`insert into posts.moderation_actions (event_id, action, target_type, target_id, created_at)
+                values ('evt_test', 'hide', 'post', 1, now())`;
+      for (const change of [
+        sql`update posts.moderation_actions set reason = 'changed'`,
+        sql`delete from posts.moderation_actions`,
+        sql`truncate posts.moderation_actions`,
+      ])
+        await expect(change).rejects.toMatchObject({ code: '42501' });
     } finally {
       await sql.end();
     }

@@ -111,22 +111,27 @@ describe('a new member, from the account pages to a credited first post', () => 
   });
 });
 
+/**
+ * A member made moderator, and calls with their key: a key with the moderate scope comes from the
+ * account pages, where the role counts.
+ */
+async function newModerator() {
+  const { world } = target;
+  const moderator = await world.member();
+  await world.setRole(moderator.id, 'moderator');
+  const { key } = await generateKeyOnPage(moderator.browser, 'moderation', ['read', 'write', 'moderate']);
+  const asModerator: Call = (method, path, options = {}) =>
+    world.call(method, path, { key, ip: moderator.ip, ...options });
+  return { moderator, asModerator };
+}
+
 describe('moderation', () => {
   it('lets a moderator pin and lock a post, and a locked post refuses every new comment', async () => {
     const { world } = target;
     const categoryId = await world.category();
     const author = await world.member();
     const member = await world.member();
-    const moderator = await world.member();
-    await world.setRole(moderator.id, 'moderator');
-    // A moderator's key with the moderate scope comes from the account pages, where the role counts.
-    const { key: modKey } = await generateKeyOnPage(moderator.browser, 'moderation', [
-      'read',
-      'write',
-      'moderate',
-    ]);
-    const asModerator: Call = (method, path, options = {}) =>
-      world.call(method, path, { key: modKey, ip: moderator.ip, ...options });
+    const { asModerator } = await newModerator();
 
     const post = await createPost(world.as(author), categoryId);
     const byMember = await world.as(member)('PUT', `/api/v1/posts/${post.id}`, { body: { is_pinned: true } });
@@ -156,6 +161,63 @@ describe('moderation', () => {
     // Moderators may remove other people's comments.
     expectStatus(await asModerator('DELETE', `/api/v1/comments/${comment.id}`), 200);
     expectStatus(await world.as(member)('GET', `/api/v1/comments/${comment.id}`), 404);
+  });
+});
+
+describe('flags', () => {
+  it('hides what three members flag, queues it for a moderator, and logs the decision and the delete', async () => {
+    const { world } = target;
+    const categoryId = await world.category();
+    const author = await world.member();
+    const bystander = await world.member();
+    const { moderator, asModerator } = await newModerator();
+
+    const post = await createPost(world.as(author), categoryId);
+    for (let i = 0; i < 3; i++) {
+      const flagger = await world.member();
+      const flagged = await world.as(flagger)('POST', `/api/v1/posts/${post.id}/flags`, {
+        body: { reason: 'spam' },
+      });
+      expect(expectStatus(flagged, 201).body.data).toMatchObject({ target_id: post.id, status: 'open' });
+    }
+    expectStatus(await world.as(bystander)('GET', `/api/v1/posts/${post.id}`), 404);
+    const seen = expectStatus(await world.as(author)('GET', `/api/v1/posts/${post.id}`), 200).body.data;
+    expect(seen.is_hidden).toBe(true);
+
+    const byMember = await world.as(bystander)('GET', '/api/v1/flags');
+    expect([byMember.status, byMember.body?.error]).toEqual([403, 'insufficient_scope']);
+    const queue = expectStatus(await asModerator('GET', '/api/v1/flags?target_type=post&limit=100'), 200);
+    const mine = (queue.body.data as { id: number; target_id: number }[]).filter(
+      (f) => f.target_id === post.id,
+    );
+    expect(mine).toHaveLength(3);
+    const decided = await asModerator('PUT', `/api/v1/flags/${mine[0]!.id}`, {
+      body: { status: 'resolved', action: 'delete', reason: 'spam ring' },
+    });
+    expect(expectStatus(decided, 200).body.data.status).toBe('resolved');
+    expectStatus(await world.as(author)('GET', `/api/v1/posts/${post.id}`), 404);
+
+    const log = await waitFor(
+      async () => {
+        const res = expectStatus(await asModerator('GET', '/api/v1/moderation/actions?limit=100'), 200);
+        const entries = (
+          res.body.data as {
+            action: string;
+            actor_id: number | null;
+            reason: string | null;
+            target_type: string;
+            target_id: number;
+          }[]
+        ).filter((a) => a.target_type === 'post' && a.target_id === post.id);
+        return entries.length >= 3 ? entries : undefined;
+      },
+      { what: 'the moderation log', timeoutMs: 15_000 },
+    );
+    expect(log.map((a) => [a.action, a.actor_id, a.reason])).toEqual([
+      ['delete', moderator.id, 'spam ring'],
+      ['resolve_flags', moderator.id, 'spam ring'],
+      ['hide', null, '3 open flags: spam'],
+    ]);
   });
 });
 

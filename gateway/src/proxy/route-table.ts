@@ -11,6 +11,8 @@ export const ROUTES: RouteRule[] = [
   { prefix: '/api/v1/comments', upstream: 'posts' },
   { prefix: '/api/v1/categories', upstream: 'posts' },
   { prefix: '/api/v1/tags', upstream: 'posts' },
+  { prefix: '/api/v1/flags', upstream: 'posts' },
+  { prefix: '/api/v1/moderation', upstream: 'posts' },
   { prefix: '/api/v1/users', upstream: 'users' },
   { prefix: '/api/v1/auth', upstream: 'users' },
   { prefix: '/api/v1/keys', upstream: 'users' },

@@ -39,6 +39,8 @@ export const commentSchema = z.strictObject({
   content: z.string(),
   author: z.strictObject({ id: z.int(), username: z.string(), display_name: z.string(), avatar: httpUrlOut }),
   likes: z.int().min(0),
+  /** Only on a hidden comment its author or a moderator reads (DESIGN.md §12). */
+  is_hidden: z.literal(true).optional(),
   created_at: timestamp,
   updated_at: timestamp,
 });

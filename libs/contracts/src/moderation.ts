@@ -41,6 +41,8 @@ export type ListFlagsQuery = z.output<typeof listFlagsQuery>;
 export const decideFlagBody = z.strictObject({
   status: z.enum(['resolved', 'dismissed'], { message: 'must be resolved or dismissed' }),
   action: z.enum(FLAG_ACTIONS, { message: `must be one of ${FLAG_ACTIONS.join(', ')}` }).optional(),
+  /** Why, for the audit log. */
+  reason: text({ max: 500 }).optional(),
 });
 export type DecideFlagBody = z.output<typeof decideFlagBody>;
 

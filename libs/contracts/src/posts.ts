@@ -139,6 +139,8 @@ export const postDetail = postListItem.extend({
   tags: z.array(z.string()),
   is_pinned: z.boolean(),
   is_locked: z.boolean(),
+  /** Only on a hidden post its author or a moderator reads (DESIGN.md §12). */
+  is_hidden: z.literal(true).optional(),
 });
 export type PostDetail = z.infer<typeof postDetail>;
 

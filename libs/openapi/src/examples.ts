@@ -118,6 +118,24 @@ export const RESOURCE_EXAMPLES: { [K in ResourceName]: z.output<(typeof RESOURCE
   },
   Deleted: { id: 42, deleted: true },
   ApiInfo: { name: 'Community Platform API', version: '1.0.0' },
+  Flag: {
+    id: 17,
+    target_type: 'post',
+    target_id: 42,
+    reason: 'spam',
+    note: 'The same link in five categories',
+    status: 'open',
+    created_at: later,
+  },
+  ModerationAction: {
+    id: 311,
+    actor_id: 2,
+    action: 'resolve_flags',
+    target_type: 'post',
+    target_id: 42,
+    reason: 'Advertising',
+    created_at: later,
+  },
   ...OAUTH_RESOURCE_EXAMPLES,
 };
 
@@ -140,6 +158,8 @@ export const REQUEST_EXAMPLES: { [K in RequestName]: z.input<(typeof REQUESTS)[K
   UpdateCommentRequest: { content: 'A compiler for a small language!' },
   CreateCategoryRequest: { name: 'General', description: 'Anything that fits nowhere else.' },
   UpdateCategoryRequest: { description: 'Everything else.' },
+  CreateFlagRequest: { reason: 'spam', note: 'The same link in five categories' },
+  DecideFlagRequest: { status: 'resolved', action: 'delete', reason: 'Advertising' },
   RegisterRequest: {
     username: 'ada',
     email: 'ada@example.org',

@@ -14,6 +14,8 @@ export const TAGS = {
   Webhooks: 'Webhook endpoints (`webhooks` scope, owner only) and their delivery log.',
   OAuth:
     'OAuth 2.0: register apps (`keys` scope, or the account session plus `x-csrf-token`), and the endpoints apps use to get tokens — authorization code with PKCE, refresh, client credentials (RFC 6749, 7636), revocation (RFC 7009) and metadata (RFC 8414).',
+  Moderation:
+    'Flags, the review queue, suspension and the audit log (DESIGN.md §12). Members flag (`write`); moderators and admins decide (`moderate`).',
   Meta: 'The API itself: its version and this document.',
 } as const;
 export type Tag = keyof typeof TAGS;

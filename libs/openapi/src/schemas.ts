@@ -30,6 +30,8 @@ export const RESOURCES = {
   TokenResponse: c.tokenResponse,
   RevocationResult: c.revocationResultSchema,
   AuthorizationServerMetadata: c.authorizationServerMetadataSchema,
+  Flag: c.flagSchema,
+  ModerationAction: c.moderationActionSchema,
 } as const;
 export type ResourceName = keyof typeof RESOURCES;
 
@@ -51,6 +53,8 @@ export const REQUESTS = {
   CreateOAuthAppRequest: c.createOAuthAppBody,
   TokenRequest: c.tokenRequest,
   RevocationRequest: c.revocationRequest,
+  CreateFlagRequest: c.createFlagBody,
+  DecideFlagRequest: c.decideFlagBody,
 } as const;
 export type RequestName = keyof typeof REQUESTS;
 

@@ -4,20 +4,36 @@ import { bounded, countUpToCap, headline, searchQuery, TEXT_HEADLINE, type Searc
 import type { CommentRow } from './rows';
 
 type Db = Sql | Tx;
+type Fragment = ReturnType<Sql['unsafe']>;
 
-const SELECT_COMMENT = (db: Db) => db`
-  select c.id, c.post_id, c.parent_id, c.author_id, c.content, c.likes, c.created_at, c.updated_at,
-         a.username as author_username, a.display_name as author_display_name, a.avatar as author_avatar
+const SELECT_COMMENT = (db: Db, extra: Fragment = db``) => db`
+  select c.id, c.post_id, c.parent_id, c.author_id, c.content, c.likes, c.is_hidden, c.created_at, c.updated_at,
+         a.username as author_username, a.display_name as author_display_name, a.avatar as author_avatar${extra}
   from comments c
   left join authors a on a.id = c.author_id`;
 
-/** A live comment on a live post. */
-export async function findLiveComment(db: Db, id: number): Promise<CommentRow | null> {
-  const [row] = await db<CommentRow[]>`
-    ${SELECT_COMMENT(db)}
+/**
+ * A live comment on a live post, hidden or not (domain/visibility.ts decides who sees it), with
+ * whether its post is hidden.
+ */
+export async function findLiveComment(
+  db: Db,
+  id: number,
+  opts: { forUpdate?: boolean } = {},
+): Promise<(CommentRow & { postHidden: boolean; postAuthorId: number }) | null> {
+  const [row] = await db<(CommentRow & { postHidden: boolean; postAuthorId: number })[]>`
+    ${SELECT_COMMENT(db, db`, p.is_hidden as post_hidden, p.author_id as post_author_id`)}
     join posts p on p.id = c.post_id and p.deleted_at is null
-    where c.id = ${id} and c.deleted_at is null`;
+    where c.id = ${id} and c.deleted_at is null
+    ${opts.forUpdate ? db`for update of c` : db``}`;
   return row ?? null;
+}
+
+/** Hides or shows a comment; true when this call changed it. */
+export async function setCommentHidden(tx: Tx, id: number, hidden: boolean): Promise<boolean> {
+  const rows =
+    await tx`update comments set is_hidden = ${hidden} where id = ${id} and is_hidden <> ${hidden} returning id`;
+  return rows.length > 0;
 }
 
 export async function listComments(
@@ -31,11 +47,12 @@ export async function listComments(
   const [rows, [count]] = await Promise.all([
     db<CommentRow[]>`
       ${SELECT_COMMENT(db)}
-      where c.post_id = ${postId} and c.deleted_at is null
+      where c.post_id = ${postId} and c.deleted_at is null and not c.is_hidden
       order by ${order}
       limit ${limit} offset ${offset}`,
     db<{ total: number }[]>`
-      select count(*)::int as total from comments c where c.post_id = ${postId} and c.deleted_at is null`,
+      select count(*)::int as total from comments c
+      where c.post_id = ${postId} and c.deleted_at is null and not c.is_hidden`,
   ]);
   return { rows, total: count?.total ?? 0 };
 }
@@ -51,7 +68,7 @@ export async function commentsAfter(
   const position = db`(select created_at, id from comments where id = ${afterId})`;
   return db<CommentRow[]>`
     ${SELECT_COMMENT(db)}
-    where c.post_id = ${postId} and c.deleted_at is null
+    where c.post_id = ${postId} and c.deleted_at is null and not c.is_hidden
       and ${newestFirst ? db`(c.created_at, c.id) < ${position}` : db`(c.created_at, c.id) > ${position}`}
     order by ${newestFirst ? db`c.created_at desc, c.id desc` : db`c.created_at asc, c.id asc`}
     limit ${limit}`;
@@ -64,11 +81,11 @@ export interface CommentFilter {
 }
 
 /**
- * The one place that says which comments anybody may see across posts: live comments on live posts
- * (joined as `p`). Every cross-post read goes through it.
+ * The one place that says which comments a list across posts shows: live, not hidden, on live posts
+ * that are not hidden (joined as `p`; DESIGN.md §12). Every cross-post read goes through it.
  */
 function whereVisible(db: Db, { author, post }: CommentFilter) {
-  return db`c.deleted_at is null and p.deleted_at is null
+  return db`c.deleted_at is null and not c.is_hidden and p.deleted_at is null and not p.is_hidden
     ${author !== undefined ? db`and c.author_id = ${author}` : db``}
     ${post !== undefined ? db`and c.post_id = ${post}` : db``}`;
 }

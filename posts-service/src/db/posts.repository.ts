@@ -39,7 +39,7 @@ export type PostChanges = Partial<
 function withAuthorAndCategory(db: Db, source: Fragment) {
   return db`
     select p.id, p.title, p.slug, p.content, p.author_id, p.category_id, p.tags, p.views, p.likes, p.replies,
-           p.is_pinned, p.is_locked, p.created_at, p.updated_at,
+           p.is_pinned, p.is_locked, p.is_hidden, p.created_at, p.updated_at,
            a.username as author_username, a.display_name as author_display_name, a.avatar as author_avatar,
            c.name as category_name, c.slug as category_slug
     from ${source} p
@@ -71,8 +71,12 @@ function orderBy(db: Db, sort: PostSort, now: Date) {
   }
 }
 
+/**
+ * The one place that says which posts a list, count or search shows: live and not hidden (DESIGN.md
+ * §12). A single post is read with findLivePost and shown by domain/visibility.ts.
+ */
 export function whereLive(db: Db, { category, author, tag }: PostFilter) {
-  return db`p.deleted_at is null
+  return db`p.deleted_at is null and not p.is_hidden
     ${category !== undefined ? db`and p.category_id = ${category}` : db``}
     ${author !== undefined ? db`and p.author_id = ${author}` : db``}
     ${tag !== undefined ? db`and p.tags @> array[${tag}]::text[]` : db``}`;
@@ -286,6 +290,13 @@ export async function updatePost(tx: Tx, id: number, changes: PostChanges): Prom
     (Object.keys(changes) as (keyof PostChanges)[]).map((key) => [COLUMNS[key], changes[key]]),
   );
   await tx`update posts set ${tx(values, columns)}, updated_at = now() where id = ${id}`;
+}
+
+/** Hides or shows a post; true when this call changed it. */
+export async function setPostHidden(tx: Tx, id: number, hidden: boolean): Promise<boolean> {
+  const rows =
+    await tx`update posts set is_hidden = ${hidden} where id = ${id} and is_hidden <> ${hidden} returning id`;
+  return rows.length > 0;
 }
 
 export async function softDeletePost(tx: Tx, id: number): Promise<void> {

@@ -12,6 +12,7 @@ export interface PostRow {
   replies: number;
   isPinned: boolean;
   isLocked: boolean;
+  isHidden: boolean;
   createdAt: Date;
   updatedAt: Date;
   authorUsername: string | null;
@@ -28,6 +29,7 @@ export interface CommentRow {
   authorId: number;
   content: string;
   likes: number;
+  isHidden: boolean;
   createdAt: Date;
   updatedAt: Date;
   authorUsername: string | null;

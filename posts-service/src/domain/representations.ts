@@ -57,6 +57,7 @@ export function toDetail(row: PostRow, base: string): PostDetail {
     tags: row.tags,
     is_pinned: row.isPinned,
     is_locked: row.isLocked,
+    ...(row.isHidden ? { is_hidden: true as const } : {}),
   };
 }
 
@@ -68,6 +69,7 @@ export function toComment(row: CommentRow, base: string): Comment {
     content: row.content,
     author: author(row, base),
     likes: row.likes,
+    ...(row.isHidden ? { is_hidden: true as const } : {}),
     created_at: toTimestamp(row.createdAt),
     updated_at: toTimestamp(row.updatedAt),
   };

@@ -47,8 +47,8 @@ export function commentsHandlers(deps: TxDeps & { searchTimeoutMs: number }): Op
       await sendTimeOrdered(req, res, {
         list: { name: 'comments', scope: `${postId}:${query.sort}` },
         query,
-        byPage: () => listComments(deps, postId, query, base),
-        after: (id) => listCommentsAfter(deps, postId, query, id, base),
+        byPage: () => listComments(deps, requireActor(res.locals), postId, query, base),
+        after: (id) => listCommentsAfter(deps, requireActor(res.locals), postId, query, id, base),
       });
     },
     createComment: async (req, res) => {
@@ -63,7 +63,10 @@ export function commentsHandlers(deps: TxDeps & { searchTimeoutMs: number }): Op
       sendCreated(res, comment, `/api/v1/comments/${comment.id}`);
     },
     getComment: async (req, res) =>
-      sendData(res, await readComment(deps, parseId(req.params.id, 'comment'), publicBase(req))),
+      sendData(
+        res,
+        await readComment(deps, requireActor(res.locals), parseId(req.params.id, 'comment'), publicBase(req)),
+      ),
     updateComment: async (req, res) => {
       const id = parseId(req.params.id, 'comment');
       sendData(

@@ -3,6 +3,7 @@ import { operationRoutes } from '@community/http-kit';
 import { POST_OPERATIONS } from '@community/openapi';
 import { categoriesHandlers } from './categories.routes';
 import { commentsHandlers } from './comments.routes';
+import { moderationHandlers } from './moderation.routes';
 import { postsHandlers, type PostsRouteDeps } from './posts.routes';
 import { tagsHandlers } from './tags.routes';
 
@@ -13,5 +14,6 @@ export function postsServiceRoutes(router: Router, deps: PostsRouteDeps): void {
     ...commentsHandlers(deps),
     ...categoriesHandlers(deps),
     ...tagsHandlers(deps),
+    ...moderationHandlers(deps),
   });
 }

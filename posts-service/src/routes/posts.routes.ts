@@ -51,7 +51,8 @@ export function postsHandlers(deps: PostsRouteDeps): OperationHandlers {
       sendCreated(res, post, `/api/v1/posts/${post.id}`);
     },
     getPost: async (req, res) => {
-      const post = await currentPost(deps, deps.views, parseId(req.params.id, 'post'), publicBase(req));
+      const id = parseId(req.params.id, 'post');
+      const post = await currentPost(deps, deps.views, requireActor(res.locals), id, publicBase(req));
       if (!answeredNotModified(req, res, post)) sendData(res, countView(deps.views, post));
     },
     updatePost: async (req, res) => {

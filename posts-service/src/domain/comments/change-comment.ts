@@ -10,7 +10,11 @@ import {
 import { addReplies } from '../../db/posts.repository';
 import { commitWithEvents, type TxDeps } from '@community/events';
 import { assertCanChange, assertScope } from '@community/access';
+import type { Tx } from '@community/db';
+import type { CommentRow } from '../../db/rows';
+import { recordModeration } from '../moderation/audit';
 import { toComment } from '../representations';
+import { visibleComment } from '../visibility';
 
 export async function updateComment(
   deps: TxDeps,
@@ -20,8 +24,7 @@ export async function updateComment(
   base: string,
 ): Promise<Comment> {
   return commitWithEvents(deps, async (tx) => {
-    const comment = await findLiveComment(tx, id);
-    if (!comment) throw new NotFoundError('comment');
+    const comment = visibleComment(actor, await findLiveComment(tx, id));
     assertCanChange(actor, comment.authorId, 'comment');
     if (body.content === comment.content) return toComment(comment, base);
     await updateCommentContent(tx, id, body.content);
@@ -36,13 +39,30 @@ export async function deleteComment(
   id: number,
 ): Promise<{ id: number; deleted: true }> {
   return commitWithEvents(deps, async (tx) => {
-    const comment = await findLiveComment(tx, id);
-    if (!comment) throw new NotFoundError('comment');
+    const comment = visibleComment(actor, await findLiveComment(tx, id, { forUpdate: true }));
     assertCanChange(actor, comment.authorId, 'comment');
-    if (!(await softDeleteComment(tx, id))) throw new NotFoundError('comment');
-    await addReplies(tx, comment.postId, -1);
-    await enqueueEvent(tx, 'comment.deleted', { id, post_id: comment.postId, author_id: comment.authorId });
+    await removeComment(tx, comment);
+    if (actor.userId !== comment.authorId)
+      await recordModeration(tx, {
+        actorId: actor.userId,
+        action: 'delete',
+        target: { type: 'comment', id },
+      });
     return { id, deleted: true as const };
+  });
+}
+
+/**
+ * Deletes a live comment locked for update, as any delete does: out of its post's replies unless it
+ * left them when it was hidden, and `comment.deleted` announced.
+ */
+export async function removeComment(tx: Tx, comment: CommentRow): Promise<void> {
+  if (!(await softDeleteComment(tx, comment.id))) throw new NotFoundError('comment');
+  if (!comment.isHidden) await addReplies(tx, comment.postId, -1);
+  await enqueueEvent(tx, 'comment.deleted', {
+    id: comment.id,
+    post_id: comment.postId,
+    author_id: comment.authorId,
   });
 }
 
@@ -54,7 +74,7 @@ export async function setCommentLike(
 ): Promise<{ comment_id: number; liked: boolean; likes: number }> {
   assertScope(actor, 'write');
   return commitWithEvents(deps, async (tx) => {
-    if (!(await findLiveComment(tx, id))) throw new NotFoundError('comment');
+    visibleComment(actor, await findLiveComment(tx, id));
     if (liked) await insertCommentLike(tx, id, actor.userId);
     else await deleteCommentLike(tx, id, actor.userId);
     const comment = (await findLiveComment(tx, id))!;

@@ -1,5 +1,4 @@
 import {
-  NotFoundError,
   PostLockedError,
   ValidationError,
   type Actor,
@@ -12,6 +11,7 @@ import { addReplies, findLivePost } from '../../db/posts.repository';
 import { commitWithEvents, type TxDeps } from '@community/events';
 import { assertScope } from '@community/access';
 import { toComment } from '../representations';
+import { canSee, visibleTo } from '../visibility';
 
 /** A reply's parent must be a live comment on the same post; a locked post takes no comments at all. */
 export async function createComment(
@@ -23,13 +23,13 @@ export async function createComment(
 ): Promise<Comment> {
   assertScope(actor, 'write');
   return commitWithEvents(deps, async (tx) => {
-    const post = await findLivePost(tx, postId);
-    if (!post) throw new NotFoundError('post');
+    const post = visibleTo(actor, await findLivePost(tx, postId), 'post');
     if (post.isLocked) throw new PostLockedError();
     const parentId = body.parent_id ?? null;
     if (parentId !== null) {
       const parent = await findLiveComment(tx, parentId);
-      if (!parent || parent.postId !== postId) {
+      // A hidden parent is no parent for those who cannot see it.
+      if (!parent || parent.postId !== postId || (parent.isHidden && !canSee(actor, parent))) {
         throw ValidationError.single(
           'parent_id',
           'not_found',

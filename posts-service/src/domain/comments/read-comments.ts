@@ -1,6 +1,6 @@
 import {
-  NotFoundError,
   searchWindow,
+  type Actor,
   type Comment,
   type CommentListEntry,
   type ListAllCommentsQuery,
@@ -19,15 +19,17 @@ import {
 import { findLivePost } from '../../db/posts.repository';
 import { toComment } from '../representations';
 import { highlightHtml } from '../search';
+import { visibleComment, visibleTo } from '../visibility';
 
 /** One flat list with replies included; each reply names its parent. */
 export async function listComments(
   deps: TxDeps,
+  actor: Actor,
   postId: number,
   query: ListCommentsQuery,
   base: string,
 ): Promise<Page<Comment>> {
-  if (!(await findLivePost(deps.sql, postId))) throw new NotFoundError('post');
+  visibleTo(actor, await findLivePost(deps.sql, postId), 'post');
   const { page, limit, sort } = query;
   const { rows, total } = await queryComments(deps.sql, postId, sort === 'newest', limit, (page - 1) * limit);
   return { items: rows.map((row) => toComment(row, base)), totalItems: total, page, limit };
@@ -36,12 +38,13 @@ export async function listComments(
 /** The comments of a post after the comment `afterId`, in the list's order (a cursor walk). */
 export async function listCommentsAfter(
   deps: TxDeps,
+  actor: Actor,
   postId: number,
   query: ListCommentsQuery,
   afterId: number,
   base: string,
 ): Promise<Slice<Comment>> {
-  if (!(await findLivePost(deps.sql, postId))) throw new NotFoundError('post');
+  visibleTo(actor, await findLivePost(deps.sql, postId), 'post');
   const rows = await commentsAfter(deps.sql, postId, query.sort === 'newest', afterId, query.limit + 1);
   return sliceOf(
     rows.map((row) => toComment(row, base)),
@@ -49,10 +52,8 @@ export async function listCommentsAfter(
   );
 }
 
-export async function readComment(deps: TxDeps, id: number, base: string): Promise<Comment> {
-  const row = await findLiveComment(deps.sql, id);
-  if (!row) throw new NotFoundError('comment');
-  return toComment(row, base);
+export async function readComment(deps: TxDeps, actor: Actor, id: number, base: string): Promise<Comment> {
+  return toComment(visibleComment(actor, await findLiveComment(deps.sql, id)), base);
 }
 
 /** Comments across posts (DESIGN.md §11): a search, best match first, or the newest first. */

@@ -1,10 +1,13 @@
-import { NotFoundError, type Actor } from '@community/contracts';
-import { enqueueEvent } from '@community/events';
+import type { Actor } from '@community/contracts';
+import type { Tx } from '@community/db';
+import { commitWithEvents, enqueueEvent, type TxDeps } from '@community/events';
+import { assertCanChange } from '@community/access';
 import { addPostCount } from '../../db/categories.repository';
 import { findLivePost, softDeletePost } from '../../db/posts.repository';
+import type { PostRow } from '../../db/rows';
 import { moveTagCounts } from '../../db/tags.repository';
-import { commitWithEvents, type TxDeps } from '@community/events';
-import { assertCanChange } from '@community/access';
+import { recordModeration } from '../moderation/audit';
+import { visibleTo } from '../visibility';
 
 /** Soft delete: the row stays for history, and the post is a 404 everywhere from now on. */
 export async function deletePost(
@@ -13,13 +16,24 @@ export async function deletePost(
   id: number,
 ): Promise<{ id: number; deleted: true }> {
   return commitWithEvents(deps, async (tx) => {
-    const post = await findLivePost(tx, id, { forUpdate: true });
-    if (!post) throw new NotFoundError('post');
+    const post = visibleTo(actor, await findLivePost(tx, id, { forUpdate: true }), 'post');
     assertCanChange(actor, post.authorId, 'post');
-    await softDeletePost(tx, id);
-    await addPostCount(tx, post.categoryId, -1);
-    await moveTagCounts(tx, post.tags, []);
-    await enqueueEvent(tx, 'post.deleted', { id, author_id: post.authorId });
+    await removePost(tx, post);
+    if (actor.userId !== post.authorId)
+      await recordModeration(tx, { actorId: actor.userId, action: 'delete', target: { type: 'post', id } });
     return { id, deleted: true as const };
   });
+}
+
+/**
+ * Deletes a live post locked for update, as any delete does: out of the counts it is still in (a
+ * hidden post left them when it was hidden), and `post.deleted` announced.
+ */
+export async function removePost(tx: Tx, post: PostRow): Promise<void> {
+  await softDeletePost(tx, post.id);
+  if (!post.isHidden) {
+    await addPostCount(tx, post.categoryId, -1);
+    await moveTagCounts(tx, post.tags, []);
+  }
+  await enqueueEvent(tx, 'post.deleted', { id: post.id, author_id: post.authorId });
 }

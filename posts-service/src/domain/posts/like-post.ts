@@ -1,8 +1,9 @@
-import { NotFoundError, type Actor, type LikeResult } from '@community/contracts';
+import type { Actor, LikeResult } from '@community/contracts';
 import { enqueueEvent } from '@community/events';
 import { deleteLike, findLivePost, insertLike, likeCount } from '../../db/posts.repository';
 import { commitWithEvents, type TxDeps } from '@community/events';
 import { assertScope } from '@community/access';
+import { visibleTo } from '../visibility';
 
 /** Idempotent: liking twice is one like; unliking what was never liked is a no-op. */
 export async function setPostLike(
@@ -13,8 +14,7 @@ export async function setPostLike(
 ): Promise<LikeResult> {
   assertScope(actor, 'write');
   return commitWithEvents(deps, async (tx) => {
-    const post = await findLivePost(tx, postId);
-    if (!post) throw new NotFoundError('post');
+    const post = visibleTo(actor, await findLivePost(tx, postId), 'post');
     const changed = liked
       ? await insertLike(tx, postId, actor.userId)
       : await deleteLike(tx, postId, actor.userId);

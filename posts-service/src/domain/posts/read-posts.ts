@@ -1,7 +1,7 @@
 import {
-  NotFoundError,
   postOrder,
   searchWindow,
+  type Actor,
   type ListPostsQuery,
   type PostDetail,
   type PostListEntry,
@@ -22,6 +22,7 @@ import type { TxDeps } from '@community/events';
 import type { Clock } from '../clock';
 import { toDetail, toListItem } from '../representations';
 import { highlightHtml } from '../search';
+import { visibleTo } from '../visibility';
 import type { ViewCounter } from './view-counter';
 
 export async function listPosts(
@@ -89,6 +90,7 @@ export async function latestPostsAfter(
 export async function currentPost(
   deps: TxDeps,
   views: ViewCounter,
+  actor: Actor,
   id: number,
   base: string,
 ): Promise<PostDetail> {
@@ -98,8 +100,7 @@ export async function currentPost(
     const found = await findLivePost(deps.sql, id);
     return found && { ...found, views: found.views + views.pendingFor(id) };
   });
-  if (!row) throw new NotFoundError('post');
-  return toDetail(row, base);
+  return toDetail(visibleTo(actor, row, 'post'), base);
 }
 
 /** Counts the read that answers with `post`: the post as answered, this view included. */

@@ -1,10 +1,4 @@
-import {
-  NotFoundError,
-  ValidationError,
-  type Actor,
-  type PostDetail,
-  type UpdatePostBody,
-} from '@community/contracts';
+import { ValidationError, type Actor, type PostDetail, type UpdatePostBody } from '@community/contracts';
 import { enqueueEvent } from '@community/events';
 import { addPostCount, findCategory } from '../../db/categories.repository';
 import { findLivePost, updatePost as writePost, type PostChanges } from '../../db/posts.repository';
@@ -12,12 +6,19 @@ import type { PostRow } from '../../db/rows';
 import { moveTagCounts } from '../../db/tags.repository';
 import { commitWithEvents, type TxDeps } from '@community/events';
 import { assertCanChange, assertModerator } from '@community/access';
+import { recordModeration } from '../moderation/audit';
 import { toDetail } from '../representations';
+import { visibleTo } from '../visibility';
 import { slugify } from '../slug';
 import { assertCategoryExists } from './create-post';
 
 const CONTENT_FIELDS = ['title', 'content', 'category_id', 'tags'] as const;
 const MODERATION_FIELDS = ['is_pinned', 'is_locked'] as const;
+/** The audit log's name for setting and clearing each moderation field. */
+const MODERATION_ACTS = [
+  ['isPinned', 'pin', 'unpin'],
+  ['isLocked', 'lock', 'unlock'],
+] as const;
 
 /** Partial update: content by the author or a moderator, pin/lock by moderators only. */
 export async function updatePost(
@@ -32,8 +33,7 @@ export async function updatePost(
     throw ValidationError.single('body', 'required', 'body must contain at least one field to change');
   }
   return commitWithEvents(deps, async (tx) => {
-    const post = await findLivePost(tx, id, { forUpdate: true });
-    if (!post) throw new NotFoundError('post');
+    const post = visibleTo(actor, await findLivePost(tx, id, { forUpdate: true }), 'post');
     if (CONTENT_FIELDS.some((field) => given.includes(field))) assertCanChange(actor, post.authorId, 'post');
     if (MODERATION_FIELDS.some((field) => given.includes(field))) assertModerator(actor, 'pin or lock posts');
 
@@ -41,16 +41,27 @@ export async function updatePost(
     const changed = Object.keys(changes).filter((key) => key !== 'slug');
     if (changed.length === 0) return toDetail(post, base);
 
-    if (changes.categoryId !== undefined) {
+    // A hidden post is in no count until it is shown again (domain/moderation/hiding.ts).
+    if (changes.categoryId !== undefined && !post.isHidden) {
       // Lock both categories in id order, so two opposite moves cannot deadlock.
       if (post.categoryId < changes.categoryId) await findCategory(tx, post.categoryId, { forUpdate: true });
       await assertCategoryExists(tx, changes.categoryId);
       await addPostCount(tx, changes.categoryId, 1);
       await addPostCount(tx, post.categoryId, -1);
     }
-    if (changes.tags !== undefined) await moveTagCounts(tx, post.tags, changes.tags);
+    if (changes.categoryId !== undefined && post.isHidden) await assertCategoryExists(tx, changes.categoryId);
+    if (changes.tags !== undefined && !post.isHidden) await moveTagCounts(tx, post.tags, changes.tags);
     await writePost(tx, id, changes);
     const updated = (await findLivePost(tx, id))!;
+    for (const [field, on, off] of MODERATION_ACTS) {
+      const value = changes[field];
+      if (value !== undefined)
+        await recordModeration(tx, {
+          actorId: actor.userId,
+          action: value ? on : off,
+          target: { type: 'post', id },
+        });
+    }
     await enqueueEvent(tx, 'post.updated', {
       id,
       title: updated.title,

@@ -1,0 +1,89 @@
+import type { FlagTarget } from '@community/contracts';
+import type { Sql, Tx } from '@community/db';
+
+type Db = Sql | Tx;
+
+const UNIQUE_VIOLATION = '23505';
+
+export interface FlagRow {
+  id: number;
+  targetType: FlagTarget;
+  targetId: number;
+  flaggerId: number;
+  reason: string;
+  note: string | null;
+  status: 'open' | 'resolved' | 'dismissed';
+  createdAt: Date;
+}
+
+export interface Target {
+  type: FlagTarget;
+  id: number;
+}
+
+const SELECT_FLAG = (db: Db) => db`
+  select id, target_type, target_id, flagger_id, reason, note, status, created_at from flags`;
+
+/** A new open flag; null when this member already holds an open flag on the target. */
+export async function insertFlag(
+  tx: Tx,
+  flag: { target: Target; flaggerId: number; reason: string; note: string | null },
+): Promise<FlagRow | null> {
+  try {
+    const [row] = await tx<FlagRow[]>`
+      insert into flags (target_type, target_id, flagger_id, reason, note)
+      values (${flag.target.type}, ${flag.target.id}, ${flag.flaggerId}, ${flag.reason}, ${flag.note})
+      returning id, target_type, target_id, flagger_id, reason, note, status, created_at`;
+    return row!;
+  } catch (err) {
+    if ((err as { code?: string }).code === UNIQUE_VIOLATION) return null;
+    throw err;
+  }
+}
+
+/** The reasons of the open flags on a target, one per member. */
+export async function openFlagReasons(tx: Tx, target: Target): Promise<string[]> {
+  const rows = await tx<{ reason: string }[]>`
+    select reason from flags
+    where target_type = ${target.type} and target_id = ${target.id} and status = 'open'
+    order by id`;
+  return rows.map((row) => row.reason);
+}
+
+export async function findFlag(
+  tx: Tx,
+  id: number,
+  opts: { forUpdate?: boolean } = {},
+): Promise<FlagRow | null> {
+  const [row] = await tx<FlagRow[]>`
+    ${SELECT_FLAG(tx)} where id = ${id} ${opts.forUpdate ? tx`for update` : tx``}`;
+  return row ?? null;
+}
+
+/** Closes every open flag on the target with the moderator's decision. */
+export async function closeOpenFlags(
+  tx: Tx,
+  target: Target,
+  status: 'resolved' | 'dismissed',
+  moderatorId: number,
+): Promise<void> {
+  await tx`
+    update flags set status = ${status}, decided_at = now(), decided_by = ${moderatorId}
+    where target_type = ${target.type} and target_id = ${target.id} and status = 'open'`;
+}
+
+/** The queue: flags in a status, oldest first. */
+export async function listFlags(
+  db: Db,
+  filter: { status: string; targetType?: FlagTarget },
+  limit: number,
+  offset: number,
+): Promise<{ rows: FlagRow[]; total: number }> {
+  const where = db`status = ${filter.status}
+    ${filter.targetType !== undefined ? db`and target_type = ${filter.targetType}` : db``}`;
+  const [rows, [count]] = await Promise.all([
+    db<FlagRow[]>`${SELECT_FLAG(db)} where ${where} order by created_at, id limit ${limit} offset ${offset}`,
+    db<{ total: number }[]>`select count(*)::int as total from flags where ${where}`,
+  ]);
+  return { rows, total: count?.total ?? 0 };
+}

@@ -1,0 +1,53 @@
+import {
+  createFlagBody,
+  decideFlagBody,
+  listFlagsQuery,
+  listModerationActionsQuery,
+} from '@community/contracts';
+import type { TxDeps } from '@community/events';
+import {
+  parseId,
+  parseWith,
+  requireActor,
+  sendData,
+  sendPage,
+  sendTimeOrdered,
+  type OperationHandlers,
+} from '@community/http-kit';
+import { listModerationActions, moderationActionsAfter } from '../domain/moderation/actions';
+import { decideFlag, flagContent, listFlags } from '../domain/moderation/flags';
+
+/** The handlers of the moderation operations in `POST_OPERATIONS` (DESIGN.md §12). */
+export function moderationHandlers(deps: TxDeps): OperationHandlers {
+  return {
+    flagPost: async (req, res) => {
+      const target = { type: 'post' as const, id: parseId(req.params.id, 'post') };
+      const body = parseWith(createFlagBody, req.body);
+      sendData(res, await flagContent(deps, requireActor(res.locals), target, body), 201);
+    },
+    flagComment: async (req, res) => {
+      const target = { type: 'comment' as const, id: parseId(req.params.id, 'comment') };
+      const body = parseWith(createFlagBody, req.body);
+      sendData(res, await flagContent(deps, requireActor(res.locals), target, body), 201);
+    },
+    listFlags: async (req, res) => {
+      const query = parseWith(listFlagsQuery, req.query);
+      sendPage(req, res, await listFlags(deps, requireActor(res.locals), query), query);
+    },
+    decideFlag: async (req, res) => {
+      const id = parseId(req.params.id, 'flag');
+      const body = parseWith(decideFlagBody, req.body);
+      sendData(res, await decideFlag(deps, requireActor(res.locals), id, body));
+    },
+    listModerationActions: async (req, res) => {
+      const query = parseWith(listModerationActionsQuery, req.query);
+      const actor = requireActor(res.locals);
+      await sendTimeOrdered(req, res, {
+        list: { name: 'moderation_actions', scope: '' },
+        query,
+        byPage: () => listModerationActions(deps.sql, actor, query),
+        after: (id) => moderationActionsAfter(deps.sql, actor, query, id),
+      });
+    },
+  };
+}
