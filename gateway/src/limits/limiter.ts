@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import { Counter, type Registry } from 'prom-client';
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { LeanRateLimiterRedis } from './lean-redis-limiter';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RedisWindows, type WindowKey } from './redis-windows';
 
 export interface Subject {
   /** `acct:<id>`, `ip:<address>`, `pages:<address>` or `client:<id>`: one budget each. */
@@ -48,8 +48,18 @@ type Store = 'redis' | 'memory';
 
 interface Window {
   name: WindowName;
-  limiter: RateLimiterAbstract;
   limit: number;
+  /** Its counter for one subject in Redis. */
+  redis(subject: string): WindowKey;
+  /** Its counters in this process, for while Redis is away (made on first use). */
+  memory(): RateLimiterMemory;
+}
+
+/** One window's count of a request: within the cap or not, what is left after it, until when. */
+interface Counted {
+  ok: boolean;
+  remaining: number;
+  msLeft: number;
 }
 
 /**
@@ -61,7 +71,8 @@ interface Window {
  * A rejected request consumes nothing: the points the windows took for it are returned at once.
  */
 export class TwoWindowLimiter {
-  private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly memory = new Map<string, RateLimiterMemory>();
+  private readonly windows: RedisWindows;
   private readonly decisions: Counter<'outcome' | 'subject' | 'store'> | undefined;
   private readonly replicas: number;
   private readonly coolOffMs: number;
@@ -72,6 +83,7 @@ export class TwoWindowLimiter {
     private readonly prefix: string,
     options: LimiterOptions = {},
   ) {
+    this.windows = new RedisWindows(redis);
     this.replicas = options.replicas ?? 1;
     this.coolOffMs = options.coolOffMs ?? 5_000;
     this.decisions = options.registry
@@ -92,8 +104,13 @@ export class TwoWindowLimiter {
   exhausted(subject: Subject): Promise<boolean> {
     return this.inStore(async (store) => {
       const windows = this.windowsOf(subject, store);
-      const used = await Promise.all(windows.map((w) => w.limiter.get(subject.key)));
-      return used.some((res, i) => !!res && res.consumedPoints >= windows[i]!.limit);
+      const used =
+        store === 'redis'
+          ? await this.windows.peek(windows.map((w) => w.redis(subject.key)))
+          : await Promise.all(
+              windows.map(async (w) => (await w.memory().get(subject.key))?.consumedPoints ?? 0),
+            );
+      return used.some((count, i) => count >= windows[i]!.limit);
     });
   }
 
@@ -103,9 +120,18 @@ export class TwoWindowLimiter {
    */
   recharge(from: Subject, to: Subject): Promise<void> {
     return this.inStore(async (store) => {
+      const fromWindows = this.windowsOf(from, store);
+      const toWindows = this.windowsOf(to, store);
+      if (store === 'redis') {
+        await Promise.all([
+          this.windows.giveBack(fromWindows.map((w) => w.redis(from.key))),
+          this.windows.take(toWindows.map((w) => w.redis(to.key))),
+        ]);
+        return;
+      }
       await Promise.all([
-        ...this.windowsOf(from, store).map((w) => w.limiter.reward(from.key, 1)),
-        ...this.windowsOf(to, store).map((w) => settle(w.limiter.consume(to.key))),
+        ...fromWindows.map((w) => w.memory().reward(from.key, 1)),
+        ...toWindows.map((w) => settle(w.memory().consume(to.key))),
       ]);
     });
   }
@@ -116,7 +142,9 @@ export class TwoWindowLimiter {
    */
   refund(subject: Subject): Promise<void> {
     return this.inStore(async (store) => {
-      await Promise.all(this.windowsOf(subject, store).map((w) => w.limiter.reward(subject.key, 1)));
+      const windows = this.windowsOf(subject, store);
+      if (store === 'redis') await this.windows.giveBack(windows.map((w) => w.redis(subject.key)));
+      else await Promise.all(windows.map((w) => w.memory().reward(subject.key, 1)));
     });
   }
 
@@ -138,45 +166,61 @@ export class TwoWindowLimiter {
     return windows;
   }
 
+  /** Counts the request in every window, or in none when one is full. */
+  private async count(subject: Subject, windows: Window[], store: Store): Promise<Counted[]> {
+    if (store === 'redis') {
+      // Both windows in one script call: one round trip, undone in Redis itself when one is full.
+      const counts = await this.windows.count(windows.map((w) => w.redis(subject.key)));
+      return counts.map(({ count, msLeft }, i) => {
+        const { limit } = windows[i]!;
+        return { ok: count <= limit, remaining: limit - count, msLeft };
+      });
+    }
+    const outcomes = await Promise.all(windows.map((w) => settle(w.memory().consume(subject.key))));
+    // Each window took a point, allowed or not: give them back, so a rejection costs nothing.
+    if (outcomes.some((outcome) => !outcome.ok))
+      await Promise.all(windows.map((w) => w.memory().reward(subject.key, 1)));
+    return outcomes.map(({ ok, res }) => ({ ok, remaining: res.remainingPoints, msLeft: res.msBeforeNext }));
+  }
+
   private async decide(subject: Subject, store: Store): Promise<Decision> {
     const windows = this.windowsOf(subject, store);
-
-    // Both windows in one round trip (the client pipelines commands issued in the same tick).
-    const outcomes = await Promise.all(windows.map((w) => settle(w.limiter.consume(subject.key))));
+    const outcomes = await this.count(subject, windows, store);
     if (outcomes.some((outcome) => !outcome.ok)) {
-      // Each window took a point, allowed or not: give them back, so a rejection costs nothing.
-      await Promise.all(windows.map((w) => w.limiter.reward(subject.key, 1))).catch(() => undefined);
       this.decisions?.inc({ outcome: 'rejected', subject: subject.kind, store });
-      const exceeded = outcomes.filter((outcome) => !outcome.ok).map((outcome) => outcome.res);
-      const retryMs = Math.max(...exceeded.map((res) => res.msBeforeNext));
+      const retryMs = Math.max(...outcomes.filter((outcome) => !outcome.ok).map((outcome) => outcome.msLeft));
       // An exceeded window shows 0 left; the other what it had before this request.
-      const states = outcomes.map(({ ok, res }, i) =>
-        state(windows[i]!, ok ? res.remainingPoints + 1 : 0, res),
+      const states = outcomes.map(({ ok, remaining, msLeft }, i) =>
+        state(windows[i]!, ok ? remaining + 1 : 0, msLeft),
       );
       // Both windows show 0 left when both are exceeded: the tie goes to the hourly one.
       const shown = states.find((s) => s.remaining === 0)!;
       return { allowed: false, shown, windows: states, retryAfter: seconds(retryMs) };
     }
     this.decisions?.inc({ outcome: 'allowed', subject: subject.kind, store });
-    const states = outcomes.map(({ res }, i) => state(windows[i]!, res.remainingPoints, res));
+    const states = outcomes.map(({ remaining, msLeft }, i) => state(windows[i]!, remaining, msLeft));
     return { allowed: true, shown: tightest(states), windows: states };
   }
 
   private window(window: WindowName, budget: number, store: Store): Window {
     const limit = store === 'redis' ? budget : Math.max(1, Math.floor(budget / this.replicas));
-    const id = `${store}:${window}:${limit}`;
-    let limiter = this.limiters.get(id);
-    if (!limiter) {
-      // Same key prefix for every limit of a window: a plan change keeps the count, only the cap moves.
-      const keyPrefix = `${this.prefix}rl:${window}`;
-      const options = { keyPrefix, points: limit, duration: WINDOWS[window] };
-      limiter =
-        store === 'redis'
-          ? new LeanRateLimiterRedis({ ...options, storeClient: this.redis })
-          : new RateLimiterMemory(options);
-      this.limiters.set(id, limiter);
-    }
-    return { name: window, limiter, limit };
+    // Same key prefix for every limit of a window: a plan change keeps the count, only the cap moves.
+    const keyPrefix = `${this.prefix}rl:${window}`;
+    const seconds = WINDOWS[window];
+    const memory = () => {
+      let limiter = this.memory.get(`${window}:${limit}`);
+      if (!limiter) {
+        limiter = new RateLimiterMemory({ keyPrefix, points: limit, duration: seconds });
+        this.memory.set(`${window}:${limit}`, limiter);
+      }
+      return limiter;
+    };
+    return {
+      name: window,
+      limit,
+      redis: (subject) => ({ key: `${keyPrefix}:${subject}`, seconds, limit }),
+      memory,
+    };
   }
 }
 
@@ -191,13 +235,13 @@ async function settle(consumption: Promise<RateLimiterRes>): Promise<Settled> {
   }
 }
 
-function state(window: Window, remaining: number, res: RateLimiterRes): WindowState {
+function state(window: Window, remaining: number, msLeft: number): WindowState {
   return {
     name: LABELS[window.name],
     seconds: WINDOWS[window.name],
     limit: window.limit,
     remaining: Math.max(0, Math.min(window.limit, remaining)),
-    reset: Math.ceil((Date.now() + res.msBeforeNext) / 1000),
+    reset: Math.ceil((Date.now() + msLeft) / 1000),
   };
 }
 
