@@ -119,7 +119,11 @@ export class Upstream {
         () =>
           new Promise<void>((resolve, reject) => {
             this.inFlight.set(req, { started: performance.now(), options, resolve, reject });
-            res.once('close', () => this.settle(req, new CallerGoneError()));
+            // 'close' follows every answer: only one still in flight means the caller left (an
+            // Error per request would cost a stack trace each time).
+            res.once('close', () => {
+              if (this.inFlight.has(req)) this.settle(req, new CallerGoneError());
+            });
             void this.middleware(req, res, (err?: unknown) =>
               this.settle(req, err instanceof Error ? err : new Error('not proxied')),
             );
