@@ -73,6 +73,11 @@ describe('flags', () => {
     expect(await ids('q=wombatfeed')).toEqual([]);
     expect(await ids('tag=wf')).toEqual([]);
     expect([await categoryCount(), await tagCount('wf')]).toEqual([countBefore - 1, tagBefore - 1]);
+    // Hiding is no public event: only the internal moderation.action tells of it.
+    const told = await h.sql<{ event: string }[]>`
+      select event from outbox where payload->'data'->>'id' = ${String(post.id)}
+        or payload->'data'->>'target_id' = ${String(post.id)} order by id`;
+    expect(told.map((row) => row.event)).toEqual(['post.created', 'moderation.action']);
 
     const queued = (await openFlags()).filter((f) => f.target_id === post.id && f.target_type === 'post');
     expect(queued).toHaveLength(3);
