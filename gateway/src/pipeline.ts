@@ -6,6 +6,8 @@ import {
   type ResolvedKey,
   ServiceUnavailableError,
   UnauthorizedError,
+  AccountSuspendedError,
+  type ActiveSuspension,
   type Actor,
 } from '@community/contracts';
 import { isCrossOrigin, signIdentity } from '@community/http-kit';
@@ -134,6 +136,9 @@ export function buildPipeline(deps: GatewayDeps): Pipeline {
       if (!isPublic(req.method ?? 'GET', path, hasSession))
         throw new UnauthorizedError('an API key is required: Authorization: Bearer <key>');
     } else {
+      // Every credential of a suspended account, whatever it asks (DESIGN.md §12).
+      const suspension = resolved?.suspension;
+      if (suspension && stillSuspended(suspension)) throw new AccountSuspendedError(suspension);
       const scope = requiredScope(req.method ?? 'GET', path);
       if (!actor.scopes.has(scope)) throw new InsufficientScopeError(scope);
       // Last-used times are kept for API keys; an access token's id is not a key id.
@@ -206,6 +211,9 @@ interface Lookup {
 }
 
 const NOBODY: Lookup = { resolved: null };
+
+/** A cached suspension ends by itself when its `until` passes: no event, no restart. */
+const stillSuspended = ({ until }: ActiveSuspension) => until === null || Date.parse(until) > Date.now();
 
 async function lookUp(keys: KeyResolver, key: string): Promise<Lookup> {
   try {

@@ -165,7 +165,7 @@ describe('moderation', () => {
 });
 
 describe('flags', () => {
-  it('hides what three members flag, queues it for a moderator, and logs the decision and the delete', async () => {
+  it('hides what three members flag, queues it for a moderator, logs the decision, the delete and a suspension', async () => {
     const { world } = target;
     const categoryId = await world.category();
     const author = await world.member();
@@ -197,26 +197,49 @@ describe('flags', () => {
     expect(expectStatus(decided, 200).body.data.status).toBe('resolved');
     expectStatus(await world.as(author)('GET', `/api/v1/posts/${post.id}`), 404);
 
+    // The author is suspended: their key is refused within 5 s, and the log says who did it and why.
+    const suspended = await asModerator('PUT', `/api/v1/users/${author.id}/suspension`, {
+      body: { reason: 'spam ring' },
+    });
+    expectStatus(suspended, 200);
+    const refused = await waitFor(
+      async () => {
+        const res = await world.as(author)('GET', '/api/v1/users/me');
+        return res.status === 403 ? res : undefined;
+      },
+      { what: "the author's key refused", timeoutMs: 5_000, intervalMs: 100 },
+    );
+    expect(refused.body).toMatchObject({
+      error: 'account_suspended',
+      details: { until: null, reason: 'spam ring' },
+    });
+    expectStatus(await asModerator('DELETE', `/api/v1/users/${author.id}/suspension`), 200);
+
+    type Entry = {
+      action: string;
+      actor_id: number | null;
+      reason: string | null;
+      target_type: string;
+      target_id: number;
+    };
     const log = await waitFor(
       async () => {
         const res = expectStatus(await asModerator('GET', '/api/v1/moderation/actions?limit=100'), 200);
-        const entries = (
-          res.body.data as {
-            action: string;
-            actor_id: number | null;
-            reason: string | null;
-            target_type: string;
-            target_id: number;
-          }[]
-        ).filter((a) => a.target_type === 'post' && a.target_id === post.id);
-        return entries.length >= 3 ? entries : undefined;
+        const entries = (res.body.data as Entry[]).filter(
+          (a) =>
+            (a.target_type === 'post' && a.target_id === post.id) ||
+            (a.target_type === 'user' && a.target_id === author.id),
+        );
+        return entries.length >= 5 ? entries : undefined;
       },
       { what: 'the moderation log', timeoutMs: 15_000 },
     );
-    expect(log.map((a) => [a.action, a.actor_id, a.reason])).toEqual([
-      ['delete', moderator.id, 'spam ring'],
-      ['resolve_flags', moderator.id, 'spam ring'],
-      ['hide', null, '3 open flags: spam'],
+    expect(log.map((a) => [a.action, a.target_type, a.actor_id, a.reason])).toEqual([
+      ['unsuspend', 'user', moderator.id, null],
+      ['suspend', 'user', moderator.id, 'spam ring'],
+      ['delete', 'post', moderator.id, 'spam ring'],
+      ['resolve_flags', 'post', moderator.id, 'spam ring'],
+      ['hide', 'post', null, '3 open flags: spam'],
     ]);
   });
 });

@@ -95,3 +95,11 @@ export const listModerationActionsQuery = z.object({
   ...cursorQuery,
 });
 export type ListModerationActionsQuery = z.output<typeof listModerationActionsQuery>;
+
+/** `DELETE /users/{id}/suspension`: the account works again. */
+export const liftedSuspensionSchema = z.strictObject({ user_id: z.int(), lifted: z.literal(true) });
+export type LiftedSuspension = z.infer<typeof liftedSuspensionSchema>;
+
+/** A suspension as the gateway's key lookup carries it: until when (null: until lifted), and why. */
+export const activeSuspensionSchema = z.strictObject({ until: timestamp.nullable(), reason: z.string() });
+export type ActiveSuspension = z.infer<typeof activeSuspensionSchema>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ROLES, SCOPES } from './access';
+import { activeSuspensionSchema } from './moderation';
 import {
   dateTimeInput,
   enumQuery,
@@ -161,6 +162,8 @@ export const resolvedKeySchema = z.strictObject({
   limits: z.strictObject({ hourly: z.int().min(1), daily: z.int().min(1) }),
   scopes: z.array(z.enum(SCOPES)),
   expires_at: timestamp.nullable(),
+  /** The account's active suspension (DESIGN.md §12): the gateway refuses the credential while it lasts. */
+  suspension: activeSuspensionSchema.nullable().default(null),
 });
 export type ResolvedKey = z.infer<typeof resolvedKeySchema>;
 

@@ -127,6 +127,13 @@ export const RESOURCE_EXAMPLES: { [K in ResourceName]: z.output<(typeof RESOURCE
     status: 'open',
     created_at: later,
   },
+  Suspension: {
+    user_id: 57,
+    until: '2026-12-01T00:00:00Z',
+    reason: 'spam in several categories',
+    created_at: later,
+  },
+  LiftedSuspension: { user_id: 57, lifted: true },
   ModerationAction: {
     id: 311,
     actor_id: 2,
@@ -160,6 +167,7 @@ export const REQUEST_EXAMPLES: { [K in RequestName]: z.input<(typeof REQUESTS)[K
   UpdateCategoryRequest: { description: 'Everything else.' },
   CreateFlagRequest: { reason: 'spam', note: 'The same link in five categories' },
   DecideFlagRequest: { status: 'resolved', action: 'delete', reason: 'Advertising' },
+  SuspensionRequest: { until: '2026-12-01T00:00:00Z', reason: 'spam in several categories' },
   RegisterRequest: {
     username: 'ada',
     email: 'ada@example.org',

@@ -117,7 +117,7 @@ export const ERROR_RESPONSES: Record<number, ErrorResponse> = {
   403: {
     name: 'Forbidden',
     description:
-      'The key lacks the scope (`insufficient_scope`, with `details.required_scope`), you are not the owner or your role is too low (`forbidden`), or the post is locked (`post_locked`).',
+      'The key lacks the scope (`insufficient_scope`, with `details.required_scope`), its account is suspended (`account_suspended`, with `details.until` and `details.reason`), you are not the owner or your role is too low (`forbidden`), or the post is locked (`post_locked`).',
   },
   404: {
     name: 'NotFound',

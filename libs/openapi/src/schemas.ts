@@ -32,6 +32,8 @@ export const RESOURCES = {
   AuthorizationServerMetadata: c.authorizationServerMetadataSchema,
   Flag: c.flagSchema,
   ModerationAction: c.moderationActionSchema,
+  Suspension: c.suspensionSchema,
+  LiftedSuspension: c.liftedSuspensionSchema,
 } as const;
 export type ResourceName = keyof typeof RESOURCES;
 
@@ -55,6 +57,7 @@ export const REQUESTS = {
   RevocationRequest: c.revocationRequest,
   CreateFlagRequest: c.createFlagBody,
   DecideFlagRequest: c.decideFlagBody,
+  SuspensionRequest: c.suspensionBody,
 } as const;
 export type RequestName = keyof typeof REQUESTS;
 

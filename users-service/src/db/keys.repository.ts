@@ -59,13 +59,24 @@ export interface KeyOwner {
   dailyLimit: number | null;
   scopes: Scope[];
   expiresAt: Date | null;
+  /** The owner's active suspension, if any: when it ends (null: when lifted) and why. */
+  suspended: boolean;
+  suspendedUntil: Date | null;
+  suspensionReason: string | null;
 }
+
+/** The owner's active suspension, joined as `s` to a query of `users u` (DESIGN.md §12). */
+export const SUSPENSION_OF_OWNER = (db: Db) => db`
+  left join suspensions s on s.user_id = u.id and (s.until is null or s.until > now())`;
+export const SUSPENSION_COLUMNS = (db: Db) =>
+  db`s.user_id is not null as suspended, s.until as suspended_until, s.reason as suspension_reason`;
 
 /** The live, unexpired key with this hash and its owner's rights. */
 export async function findKeyOwner(db: Db, hash: Buffer): Promise<KeyOwner | null> {
   const [row] = await db<KeyOwner[]>`
-    select k.id as key_id, k.user_id, u.role, u.plan, u.hourly_limit, u.daily_limit, k.scopes, k.expires_at
-    from api_keys k join users u on u.id = k.user_id
+    select k.id as key_id, k.user_id, u.role, u.plan, u.hourly_limit, u.daily_limit, k.scopes, k.expires_at,
+           ${SUSPENSION_COLUMNS(db)}
+    from api_keys k join users u on u.id = k.user_id ${SUSPENSION_OF_OWNER(db)}
     where k.key_hash = ${hash} and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())`;
   return row ?? null;
 }

@@ -1,6 +1,6 @@
 import type { Role, Scope } from '@community/contracts';
 import type { Sql, Tx } from '@community/db';
-import type { KeyOwner } from './keys.repository';
+import { SUSPENSION_COLUMNS, SUSPENSION_OF_OWNER, type KeyOwner } from './keys.repository';
 
 type Db = Sql | Tx;
 
@@ -158,10 +158,12 @@ export async function isGrantOf(db: Db, grantId: number, userId: number): Promis
 /** The gateway's lookup for an access token: the same answer as for an API key. */
 export async function findAccessTokenOwner(db: Db, hash: Buffer): Promise<KeyOwner | null> {
   const [row] = await db<KeyOwner[]>`
-    select t.id as key_id, g.user_id, u.role, u.plan, u.hourly_limit, u.daily_limit, t.scopes, t.expires_at
+    select t.id as key_id, g.user_id, u.role, u.plan, u.hourly_limit, u.daily_limit, t.scopes, t.expires_at,
+           ${SUSPENSION_COLUMNS(db)}
     from oauth_tokens t
       join oauth_grants g on g.id = t.grant_id
       join users u on u.id = g.user_id
+      ${SUSPENSION_OF_OWNER(db)}
     where t.token_hash = ${hash} and t.kind = 'access' and t.revoked_at is null
       and g.revoked_at is null and t.expires_at > now()`;
   return row ?? null;

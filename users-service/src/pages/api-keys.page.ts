@@ -5,6 +5,7 @@ import type { TxDeps } from '@community/events';
 import { parseId, parseWith, resource } from '@community/http-kit';
 import type { Session } from '../domain/accounts/sessions';
 import { createKey, DEFAULT_KEY_SCOPES, listKeys, revokeKey } from '../domain/keys/manage-keys';
+import { accountSuspension } from '../domain/users/suspension';
 import { apiKeysMain, type KeyFormValues, type KeysView } from './api-keys.view';
 import { assertSessionCsrf, sessionActor } from '../routes/session';
 import { formValue, formValues } from './forms';
@@ -19,15 +20,18 @@ async function showPage(
   deps: TxDeps,
   res: Response,
   status: number,
-  view: Omit<KeysView, 'keys' | 'onceToken'>,
+  view: Omit<KeysView, 'keys' | 'onceToken' | 'suspension'>,
 ) {
-  const keys = await listKeys(deps.sql, view.session.userId);
+  const [keys, suspension] = await Promise.all([
+    listKeys(deps.sql, view.session.userId),
+    accountSuspension(deps.sql, view.session.userId),
+  ]);
   const onceToken = randomBytes(16).toString('base64url');
   renderPage(res, status, {
     title: 'API keys',
     session: view.session,
     current: 'api',
-    main: apiKeysMain({ ...view, keys, onceToken }),
+    main: apiKeysMain({ ...view, keys, onceToken, suspension }),
   });
 }
 

@@ -1,5 +1,10 @@
 import { ROLE_SCOPES } from '@community/access';
-import { SCOPE_DESCRIPTIONS, type ApiKey, type CreatedKey } from '@community/contracts';
+import {
+  SCOPE_DESCRIPTIONS,
+  type ActiveSuspension,
+  type ApiKey,
+  type CreatedKey,
+} from '@community/contracts';
 import type { Session } from '../domain/accounts/sessions';
 import { confirmedButton, dataTable } from './components';
 import { csrfInput, formAlert, inputField } from './forms';
@@ -23,6 +28,19 @@ export interface KeysView {
   notice?: string;
   /** One-time token of the generate form, so a resubmission mints nothing. */
   onceToken: string;
+  /** The account's active suspension: said at the top, and no form to generate a key. */
+  suspension: ActiveSuspension | null;
+}
+
+function suspendedBox({ until, reason }: ActiveSuspension): Html {
+  return html`<div class="alert error" role="alert" id="suspended">
+    <h2>Your account is suspended</h2>
+    <p>
+      ${until ? html`Until ${when(until, '')}` : 'Until a moderator lifts it'}: your keys and tokens are
+      refused (<code>403 account_suspended</code>) and no new key can be generated.
+    </p>
+    <p>Reason given: ${reason}</p>
+  </div>`;
 }
 
 const when = (timestamp: string | null, none: string) =>
@@ -135,8 +153,9 @@ export function apiKeysMain(view: KeysView): Html {
       Keys let your programs call the Community Platform API as you. Give each program its own key with only
       the scopes it needs.
     </p>
+    ${view.suspension && suspendedBox(view.suspension)}
     ${view.notice && html`<div class="alert ok" role="status"><p>${view.notice}</p></div>`}
     ${view.newKey && newKeyBox(view.newKey)}
     <h2 id="keys-heading">Your keys</h2>
-    ${keysTable(view)} ${generateForm(view)}`;
+    ${keysTable(view)} ${view.suspension ? html`` : generateForm(view)}`;
 }

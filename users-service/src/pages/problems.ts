@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import {
+  AccountSuspendedError,
   ConflictError,
   ERROR_STATUS,
   InsufficientScopeError,
@@ -54,6 +55,9 @@ export function toProblem(err: unknown, res: Response): Problem | null {
   }
   if (err instanceof InsufficientScopeError) {
     return { status: 403, fields: { scopes: `Your account cannot grant the ${err.requiredScope} scope` } };
+  }
+  if (err instanceof AccountSuspendedError) {
+    return { status: ERROR_STATUS.account_suspended, message: statement(err.message), fields: {} };
   }
   if (err instanceof UnauthorizedError) {
     return { status: ERROR_STATUS.unauthorized, message: statement(err.message), fields: {} };

@@ -1,4 +1,11 @@
-import { listUsersQuery, registerBody, setPlanBody, setRoleBody, updateMeBody } from '@community/contracts';
+import {
+  listUsersQuery,
+  registerBody,
+  setPlanBody,
+  setRoleBody,
+  suspensionBody,
+  updateMeBody,
+} from '@community/contracts';
 import {
   parseId,
   parseWith,
@@ -14,6 +21,7 @@ import { changePlan, changeRole } from '../domain/users/admin';
 import { listUsers, readMe, readUser } from '../domain/users/read-users';
 import { registerUser } from '../domain/users/register';
 import { toMe } from '../domain/users/representations';
+import { liftSuspension, suspendUser } from '../domain/users/suspension';
 import { updateMe } from '../domain/users/update-me';
 
 /** The handlers of the account and profile operations in `USER_OPERATIONS` (libs/openapi). */
@@ -49,5 +57,12 @@ export function usersHandlers(deps: TxDeps): OperationHandlers {
       const { role } = parseWith(setRoleBody, req.body);
       sendData(res, await changeRole(deps, requireActor(res.locals), id, role, publicBase(req)));
     },
+    suspendUser: async (req, res) => {
+      const id = parseId(req.params.id, 'user');
+      const body = parseWith(suspensionBody, req.body);
+      sendData(res, await suspendUser(deps, requireActor(res.locals), id, body));
+    },
+    liftSuspension: async (req, res) =>
+      sendData(res, await liftSuspension(deps, requireActor(res.locals), parseId(req.params.id, 'user'))),
   };
 }

@@ -567,3 +567,48 @@ describe('every page', () => {
     expect(await unsigned.text()).not.toMatch(/at .*\.ts:\d+/);
   });
 });
+
+describe('a suspended account (DESIGN.md §12)', () => {
+  it('sees its suspension on the keys page, escaped, and can generate no key there or by the API', async () => {
+    const { browser, username } = await registered();
+    const [user] = await h.sql<{ id: number }[]>`select id from users where username = ${username}`;
+    const moderator = actor(9001, 'moderator', ['read', 'write', 'moderate']);
+    const before = await browser.get('/account/settings/api');
+    const suspended = await h.call(moderator, 'PUT', `/users/${user!.id}/suspension`, {
+      body: { reason: '<script>alert(1)</script> spam', until: '2099-01-01T00:00:00Z' },
+    });
+    expect(suspended.status).toBe(200);
+
+    const page = await browser.get('/account/settings/api');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('Your account is suspended');
+    expect(page.text).toContain('2099-01-01 00:00 UTC');
+    expect(page.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt; spam');
+    expect(page.text).not.toContain('<script>alert(1)');
+    expect(page.text).not.toContain('id="generate-key-form"');
+
+    // A form sent anyway (opened before the suspension) is refused and explains why.
+    const sent = await browser.post('/account/settings/api/keys', {
+      _csrf: csrfOf(before),
+      _once: onceOf(before),
+      name: 'sneaky',
+      scopes: ['read'],
+    });
+    expect(sent.status).toBe(403);
+    expect(sent.text).toContain('Your account is suspended');
+    const [{ keys } = { keys: -1 }] = await h.sql<{ keys: number }[]>`
+      select count(*)::int as keys from api_keys where user_id = ${user!.id}`;
+    expect(keys).toBe(0);
+    const byApi = await h.call(actor(user!.id, 'member', ['read', 'write', 'keys']), 'POST', '/keys', {
+      body: { name: 'by api' },
+    });
+    expect([byApi.status, byApi.body.error, byApi.body.details]).toEqual([
+      403,
+      'account_suspended',
+      { until: '2099-01-01T00:00:00Z', reason: '<script>alert(1)</script> spam' },
+    ]);
+
+    expect((await h.call(moderator, 'DELETE', `/users/${user!.id}/suspension`)).status).toBe(200);
+    expect((await generateKey(browser)).status).toBe(201);
+  });
+});

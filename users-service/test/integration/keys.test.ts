@@ -114,6 +114,7 @@ describe('internal key resolution for the gateway', () => {
       limits: { hourly: 100, daily: 1000 },
       scopes: ['read'],
       expires_at: null,
+      suspension: null,
     });
     await h.call(h.admin, 'PUT', `/users/${user.id}/plan`, {
       body: { plan: 'enterprise', hourly_limit: 50, daily_limit: 20 },

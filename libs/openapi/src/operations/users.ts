@@ -126,6 +126,34 @@ export const USER_OPERATIONS: OperationSpec[] = [
     response: { status: 200, kind: 'single', schema: 'Me', description: 'The changed account.' },
   },
   {
+    id: 'suspendUser',
+    method: 'put',
+    path: '/users/{id}/suspension',
+    tag: 'Moderation',
+    summary: 'Suspend an account',
+    description:
+      'Moderators and admins; never an admin, never yourself (`403`). Without `until` the suspension lasts until lifted; a second call replaces it. Within 5 s every key and OAuth token of the account is answered `403 account_suspended` with `details.until` and `details.reason`, and the account pages say so and refuse new keys. `until` passing lifts it by itself.',
+    scope: 'moderate',
+    body: 'SuspensionRequest',
+    response: { status: 200, kind: 'single', schema: 'Suspension', description: 'The suspension.' },
+  },
+  {
+    id: 'liftSuspension',
+    method: 'delete',
+    path: '/users/{id}/suspension',
+    tag: 'Moderation',
+    summary: 'Lift a suspension',
+    description:
+      'Moderators and admins. `404` when the account is not suspended. Its keys work again within 5 s.',
+    scope: 'moderate',
+    response: {
+      status: 200,
+      kind: 'single',
+      schema: 'LiftedSuspension',
+      description: 'The account works again.',
+    },
+  },
+  {
     id: 'listApiKeys',
     method: 'get',
     path: '/keys',

@@ -18,6 +18,7 @@ import {
   revokeKey as markRevoked,
 } from '../../db/keys.repository';
 import type { ApiKeyRow } from '../../db/rows';
+import { assertNotSuspended } from '../users/suspension';
 import { generateKey } from './key-material';
 
 export const DEFAULT_KEY_SCOPES: Scope[] = ['read', 'write'];
@@ -80,6 +81,7 @@ export async function createKey(deps: TxDeps, creator: KeyCreator, body: CreateK
   const expiresAt = expiryFor(creator, body.expires_at);
   const material = generateKey();
   const row = await commitWithEvents(deps, async (tx) => {
+    await assertNotSuspended(tx, creator.userId);
     if ((await countLiveKeysLocked(tx, creator.userId)) >= MAX_KEYS_PER_USER) {
       throw new ConflictError(`you already have ${MAX_KEYS_PER_USER} live keys; revoke one first`);
     }

@@ -38,5 +38,11 @@ function rights(owner: KeyOwner): Omit<ResolvedKey, 'credential' | 'scopes'> {
         ? { hourly: owner.hourlyLimit!, daily: owner.dailyLimit! }
         : PLAN_LIMITS[owner.plan],
     expires_at: owner.expiresAt ? toTimestamp(owner.expiresAt) : null,
+    suspension: owner.suspended
+      ? {
+          until: owner.suspendedUntil ? toTimestamp(owner.suspendedUntil) : null,
+          reason: owner.suspensionReason ?? '',
+        }
+      : null,
   };
 }

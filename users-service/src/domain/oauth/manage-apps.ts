@@ -20,6 +20,7 @@ import {
 } from '../../db/oauth-apps.repository';
 import { liveAccessTokensOfApp } from '../../db/oauth-grants.repository';
 import { hashSecret, newOAuthValue } from './oauth-material';
+import { assertNotSuspended } from '../users/suspension';
 import { announceRevoked } from './revocation';
 
 export function toOAuthApp(row: OAuthAppRow): OAuthApp {
@@ -42,6 +43,7 @@ export async function registerApp(
 ): Promise<OAuthAppWithSecret> {
   const secret = body.client_type === 'confidential' ? newOAuthValue('clientSecret') : null;
   const row = await commitWithEvents(deps, async (tx) => {
+    await assertNotSuspended(tx, userId);
     if ((await countAppsLocked(tx, userId)) >= MAX_OAUTH_APPS_PER_USER) {
       throw new ConflictError(`you already have ${MAX_OAUTH_APPS_PER_USER} OAuth apps; delete one first`);
     }
