@@ -51,12 +51,12 @@ export async function openFlagReasons(tx: Tx, target: Target): Promise<string[]>
 }
 
 export async function findFlag(
-  tx: Tx,
+  db: Db,
   id: number,
   opts: { forUpdate?: boolean } = {},
 ): Promise<FlagRow | null> {
-  const [row] = await tx<FlagRow[]>`
-    ${SELECT_FLAG(tx)} where id = ${id} ${opts.forUpdate ? tx`for update` : tx``}`;
+  const [row] = await db<FlagRow[]>`
+    ${SELECT_FLAG(db)} where id = ${id} ${opts.forUpdate ? db`for update` : db``}`;
   return row ?? null;
 }
 

@@ -9,13 +9,14 @@ import {
   parseId,
   parseWith,
   requireActor,
+  sendCreated,
   sendData,
   sendPage,
   sendTimeOrdered,
   type OperationHandlers,
 } from '@community/http-kit';
 import { listModerationActions, moderationActionsAfter } from '../domain/moderation/actions';
-import { decideFlag, flagContent, listFlags } from '../domain/moderation/flags';
+import { decideFlag, flagContent, listFlags, readFlag } from '../domain/moderation/flags';
 
 /** The handlers of the moderation operations in `POST_OPERATIONS` (DESIGN.md §12). */
 export function moderationHandlers(deps: TxDeps): OperationHandlers {
@@ -23,13 +24,17 @@ export function moderationHandlers(deps: TxDeps): OperationHandlers {
     flagPost: async (req, res) => {
       const target = { type: 'post' as const, id: parseId(req.params.id, 'post') };
       const body = parseWith(createFlagBody, req.body);
-      sendData(res, await flagContent(deps, requireActor(res.locals), target, body), 201);
+      const flag = await flagContent(deps, requireActor(res.locals), target, body);
+      sendCreated(res, flag, `/api/v1/flags/${flag.id}`);
     },
     flagComment: async (req, res) => {
       const target = { type: 'comment' as const, id: parseId(req.params.id, 'comment') };
       const body = parseWith(createFlagBody, req.body);
-      sendData(res, await flagContent(deps, requireActor(res.locals), target, body), 201);
+      const flag = await flagContent(deps, requireActor(res.locals), target, body);
+      sendCreated(res, flag, `/api/v1/flags/${flag.id}`);
     },
+    getFlag: async (req, res) =>
+      sendData(res, await readFlag(deps, requireActor(res.locals), parseId(req.params.id, 'flag'))),
     listFlags: async (req, res) => {
       const query = parseWith(listFlagsQuery, req.query);
       sendPage(req, res, await listFlags(deps, requireActor(res.locals), query), query);

@@ -284,6 +284,16 @@ export const POST_OPERATIONS: OperationSpec[] = [
     response: { status: 200, kind: 'page', schema: 'Flag', description: 'A page of flags.' },
   },
   {
+    id: 'getFlag',
+    method: 'get',
+    path: '/flags/{id}',
+    tag: 'Moderation',
+    summary: 'Read a flag',
+    description: "Moderators and admins; where a new flag's `Location` points.",
+    scope: 'moderate',
+    response: { status: 200, kind: 'single', schema: 'Flag', description: 'The flag.' },
+  },
+  {
     id: 'decideFlag',
     method: 'put',
     path: '/flags/{id}',

@@ -65,6 +65,14 @@ export async function flagContent(
   });
 }
 
+/** One flag (scope `moderate`): where a new flag's `Location` points. */
+export async function readFlag(deps: TxDeps, actor: Actor, id: number): Promise<Flag> {
+  assertModerator(actor, 'read flags');
+  const flag = await findFlag(deps.sql, id);
+  if (!flag) throw new NotFoundError('flag');
+  return toFlag(flag);
+}
+
 /** The review queue (scope `moderate`): flags in a status, oldest first. */
 export async function listFlags(deps: TxDeps, actor: Actor, query: ListFlagsQuery): Promise<Page<Flag>> {
   assertModerator(actor, 'read the flag queue');

@@ -37,7 +37,8 @@ export async function suspendUser(
     if (user.role === 'admin') throw new ForbiddenError('admins cannot be suspended');
     const row = await putSuspension(tx, {
       userId,
-      until: body.until ?? null,
+      // Whole seconds, as every timestamp is shown: the gateway and the pages end it at one instant.
+      until: body.until ? new Date(Math.floor(body.until.getTime() / 1000) * 1000) : null,
       reason: body.reason,
       createdBy: actor.userId,
     });
