@@ -5,6 +5,7 @@ import { startDataService, type RunningDataService } from '@community/service-ru
 import { buildApp } from './app';
 import type { WebhookConfig } from './config';
 import { Dispatcher } from './delivery/dispatcher';
+import { startRetention } from './domain/retention';
 import { decodeSecretsKey, SecretBox } from './domain/secret-box';
 import { sealStoredSecrets } from './domain/secrets-at-rest';
 import { fanOutHandlers } from './events/consumers';
@@ -23,6 +24,7 @@ export function start(
   tuning: { timeoutMs?: number; pollIntervalMs?: number; leaseSeconds?: number; dispatch?: boolean } = {},
 ): Promise<WebhookService> {
   let dispatcher: Dispatcher | undefined;
+  let stopRetention: (() => void) | undefined;
   const box = new SecretBox(decodeSecretsKey(config.SECRETS_KEY)!);
   const kick = () => dispatcher?.kick();
   return startDataService({
@@ -50,6 +52,7 @@ export function start(
       });
       // dispatch: false runs a consumer only (tests use it to stop between fan-out and delivery).
       if (tuning.dispatch !== false) dispatcher.start();
+      stopRetention = startRetention(runtime.sql, logger);
     },
     app: (runtime) =>
       buildApp({
@@ -61,6 +64,9 @@ export function start(
         // After the request's transaction commits (an idempotent request commits late, DESIGN.md §10).
         kickDispatcher: () => afterCommit(runtime.sql, kick),
       }),
-    onStop: () => dispatcher?.stop(),
+    onStop: () => {
+      stopRetention?.();
+      return dispatcher?.stop();
+    },
   });
 }

@@ -55,8 +55,8 @@ it('renders every operation from the gateway alone, with no request leaving it',
     // Swagger UI gives each operation block the id `operations-<tag>-<operationId>`.
     const listed = await page.$$eval('.opblock', (blocks) => blocks.map((block) => block.id));
     expect(listed).toEqual(expect.arrayContaining(OPERATIONS.map((op) => `operations-${op.tag}-${op.id}`)));
-    // …plus the five webhook events.
-    expect(listed).toHaveLength(OPERATIONS.length + 5);
+    // …plus the five webhook events and the test ping.
+    expect(listed).toHaveLength(OPERATIONS.length + 6);
     expect(requested).toContain(`${stack.gateway}/api/v1/openapi.json`);
     expect(offsite).toEqual([]);
     // A CSP violation or a script error would show here.

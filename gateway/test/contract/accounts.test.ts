@@ -156,6 +156,17 @@ it('webhooks: manage an endpoint; every public event arrives signed as the docum
     const delivery = log.body.data[0].id;
     const again = await gw(stack, 'POST', `/api/v1/webhooks/${id}/deliveries/${delivery}/redeliver`, { key });
     expect(again.body.data.status).toBe('pending');
+
+    // DESIGN.md §14 through the gateway: the event log, a test ping, a replay.
+    const logged = await gw(stack, 'GET', '/api/v1/events?types=post.created', { key });
+    expect(logged.body.data.map((e: { event: string }) => e.event)).toContain('post.created');
+    const ping = await gw(stack, 'POST', `/api/v1/webhooks/${id}/test`, { key });
+    expect(ping.body.data).toMatchObject({ status: 'succeeded' });
+    const since = new Date(Date.now() - 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const replayed = await gw(stack, 'POST', `/api/v1/webhooks/${id}/replay`, { key, body: { since } });
+    // The window also holds what the file's other tests caused (registrations, posts).
+    expect(replayed.status).toBe(202);
+    expect(replayed.body.data.queued).toBeGreaterThanOrEqual(PUBLIC_EVENTS.length);
     expect((await gw(stack, 'DELETE', `/api/v1/webhooks/${id}`, { key })).status).toBe(200);
     expect((await gw(stack, 'GET', `/api/v1/webhooks/${id}`, { key })).status).toBe(404);
   } finally {

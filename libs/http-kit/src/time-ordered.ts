@@ -23,6 +23,8 @@ export interface TimeOrderedList<T> {
   after(id: number): Promise<Slice<T>>;
   /** False when the request's sort is not time-ordered: no cursor then (DESIGN.md §10). */
   walkable?: boolean;
+  /** Where an item stands, as `after` takes it; its numeric `id` unless the list says otherwise. */
+  position?: (item: T) => number;
 }
 
 /**
@@ -30,23 +32,25 @@ export interface TimeOrderedList<T> {
  * where a walk continues: a cursor costs what the first page costs, however deep, and every item
  * that existed when the walk began comes once, whatever is created or deleted meanwhile.
  */
-export async function sendTimeOrdered<T extends { id: number }>(
+export async function sendTimeOrdered<T extends object>(
   req: Request,
   res: Response,
-  { list, query, byPage, after, walkable = true }: TimeOrderedList<T>,
+  { list, query, byPage, after, walkable = true, position = idOf }: TimeOrderedList<T>,
 ): Promise<void> {
   const filters = query as Record<string, unknown>;
   if (query.cursor === undefined) {
     const page = await byPage();
     const last = page.items.at(-1);
     const more = walkable && last !== undefined && page.page * page.limit < page.totalItems;
-    sendPage(req, res, { ...page, nextCursor: more ? encodeCursor(list, last.id) : null }, filters);
+    sendPage(req, res, { ...page, nextCursor: more ? encodeCursor(list, position(last)) : null }, filters);
     return;
   }
   if (Object.hasOwn(req.query, 'page')) throw invalidCursor('and page cannot be used together');
   if (!walkable) throw invalidCursor('walks only the time-ordered sort of this list');
   const { items, more } = await after(decodeCursor(query.cursor, list));
   const last = items.at(-1);
-  const nextCursor = more && last ? encodeCursor(list, last.id) : null;
+  const nextCursor = more && last ? encodeCursor(list, position(last)) : null;
   sendCursorPage(req, res, { items, limit: query.limit, nextCursor }, filters);
 }
+
+const idOf = (item: object) => (item as { id: number }).id;

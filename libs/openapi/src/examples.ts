@@ -134,6 +134,14 @@ export const RESOURCE_EXAMPLES: { [K in ResourceName]: z.output<(typeof RESOURCE
     created_at: later,
   },
   LiftedSuspension: { user_id: 57, lifted: true },
+  EventLogEntry: {
+    id: 'msg_01JKX3M5W8Q2T7Y9Z4B6C8D0EF',
+    event: 'post.created',
+    timestamp: later,
+    data: { id: 42, title: 'Hello, community', author_id: 7 },
+  },
+  PingResult: { status: 'succeeded', response_status: 204, duration_ms: 87 },
+  ReplayResult: { queued: 312 },
   ModerationAction: {
     id: 311,
     actor_id: 2,
@@ -168,6 +176,7 @@ export const REQUEST_EXAMPLES: { [K in RequestName]: z.input<(typeof REQUESTS)[K
   CreateFlagRequest: { reason: 'spam', note: 'The same link in five categories' },
   DecideFlagRequest: { status: 'resolved', action: 'delete', reason: 'Advertising' },
   SuspensionRequest: { until: '2026-12-01T00:00:00Z', reason: 'spam in several categories' },
+  ReplayRequest: { since: '2026-02-01T00:00:00Z', until: '2026-02-02T00:00:00Z', events: ['post.created'] },
   RegisterRequest: {
     username: 'ada',
     email: 'ada@example.org',

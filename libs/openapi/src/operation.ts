@@ -54,7 +54,7 @@ export interface OperationSpec {
    */
   protocol?: 'oauth';
   response: {
-    status: 200 | 201 | 302;
+    status: 200 | 201 | 202 | 302;
     /**
      * One object in `data`, or a page of them with `pagination` and a `Link` header; `plain`: the
      * schema itself, without the envelope (the wire formats of the OAuth RFCs).

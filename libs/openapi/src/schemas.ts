@@ -34,6 +34,9 @@ export const RESOURCES = {
   ModerationAction: c.moderationActionSchema,
   Suspension: c.suspensionSchema,
   LiftedSuspension: c.liftedSuspensionSchema,
+  EventLogEntry: c.eventLogEntrySchema,
+  PingResult: c.pingResultSchema,
+  ReplayResult: c.replayResultSchema,
 } as const;
 export type ResourceName = keyof typeof RESOURCES;
 
@@ -58,6 +61,7 @@ export const REQUESTS = {
   CreateFlagRequest: c.createFlagBody,
   DecideFlagRequest: c.decideFlagBody,
   SuspensionRequest: c.suspensionBody,
+  ReplayRequest: c.replayBody,
 } as const;
 export type RequestName = keyof typeof REQUESTS;
 

@@ -61,31 +61,64 @@ const RESPONSES: Json = {
   },
 };
 
-/** OpenAPI `webhooks`: what a registered endpoint receives, one entry per public event. */
-export function webhooksSection(): Json {
-  return Object.fromEntries(
-    PUBLIC_EVENTS.map((event) => [
-      event,
-      {
-        post: {
-          operationId: `${event.replace(/\.(\w)/, (_, letter: string) => letter.toUpperCase())}Webhook`,
-          tags: ['Events'],
-          summary: EVENT_SUMMARIES[event],
-          description: `Sent as \`POST <your url>\` to every enabled endpoint subscribed to \`${event}\`; the body is exactly \`{event, timestamp, data}\`.`,
-          security: [],
-          parameters: Object.keys(WEBHOOK_PARAMETERS).map((name) => ref('parameters', name)),
-          requestBody: {
-            required: true,
-            content: {
-              'application/json': {
-                schema: ref('schemas', eventSchemaName(event)),
-                example: EVENT_EXAMPLES[event],
-              },
-            },
-          },
-          responses: RESPONSES,
-        },
+/** One entry of `webhooks`: a request our endpoints receive, signed, with `schema` as its body. */
+function delivered(entry: {
+  operationId: string;
+  summary: string;
+  description: string;
+  schema: Json;
+  example: unknown;
+}): Json {
+  const { schema, example, ...about } = entry;
+  return {
+    post: {
+      ...about,
+      tags: ['Events'],
+      security: [],
+      parameters: Object.keys(WEBHOOK_PARAMETERS).map((name) => ref('parameters', name)),
+      requestBody: { required: true, content: { 'application/json': { schema, example } } },
+      responses: RESPONSES,
+    },
+  };
+}
+
+/** The test ping (POST /webhooks/{id}/test): signed like every delivery, sent once, never retried. */
+const PING = delivered({
+  operationId: 'pingWebhook',
+  summary: 'A test ping',
+  description:
+    "Sent once, when the endpoint's owner asks for it (`POST /api/v1/webhooks/{id}/test`), signed like every delivery; never retried. `data.webhook_id` names the endpoint.",
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['event', 'timestamp', 'data'],
+    properties: {
+      event: { const: 'ping' },
+      timestamp: { type: 'string', format: 'date-time' },
+      data: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['webhook_id'],
+        properties: { webhook_id: { type: 'integer' } },
       },
+    },
+  },
+  example: { event: 'ping', timestamp: '2026-02-01T10:15:00Z', data: { webhook_id: 5 } },
+});
+
+/** OpenAPI `webhooks`: what a registered endpoint receives, one entry per public event, and the ping. */
+export function webhooksSection(): Json {
+  return Object.fromEntries([
+    ...PUBLIC_EVENTS.map((event) => [
+      event,
+      delivered({
+        operationId: `${event.replace(/\.(\w)/, (_, letter: string) => letter.toUpperCase())}Webhook`,
+        summary: EVENT_SUMMARIES[event],
+        description: `Sent as \`POST <your url>\` to every enabled endpoint subscribed to \`${event}\`; the body is exactly \`{event, timestamp, data}\`.`,
+        schema: ref('schemas', eventSchemaName(event)),
+        example: EVENT_EXAMPLES[event],
+      }),
     ]),
-  );
+    ['ping', PING],
+  ]);
 }

@@ -26,10 +26,10 @@ describe('the generated document', () => {
     expect(JSON.stringify(buildOpenApiDocument())).toBe(JSON.stringify(document));
   });
 
-  it('is OpenAPI 3.1 with one operation per registry entry and the five public events as webhooks', () => {
+  it('is OpenAPI 3.1 with one operation per registry entry and the five public events and the ping as webhooks', () => {
     expect(document.openapi).toBe('3.1.0');
     expect(operations.map((op) => op.operationId)).toEqual(OPERATIONS.map((op) => op.id));
-    expect(Object.keys(document.webhooks as object)).toEqual([...PUBLIC_EVENTS]);
+    expect(Object.keys(document.webhooks as object)).toEqual([...PUBLIC_EVENTS, 'ping']);
   });
 
   it('gives every operation its scope, errors and the limit headers', () => {

@@ -6,11 +6,15 @@ type Db = Sql | Tx;
 /**
  * One delivery per enabled endpoint subscribed to the event, written in the consumer's transaction,
  * so the message is acked only once every delivery is safely stored. A replayed event adds nothing.
+ * Every endpoint gets the event's one webhook-id (`messageId`).
  */
-export async function fanOut(tx: Tx, event: { id: string; type: string; body: string }): Promise<number> {
+export async function fanOut(
+  tx: Tx,
+  event: { id: string; messageId: string; type: string; body: string },
+): Promise<number> {
   const rows = await tx`
     insert into deliveries (endpoint_id, event_id, event, body, message_id, next_attempt_at)
-    select e.id, ${event.id}, ${event.type}, ${event.body}, 'msg_' || replace(gen_random_uuid()::text, '-', ''), now()
+    select e.id, ${event.id}, ${event.type}, ${event.body}, ${event.messageId}, now()
     from endpoints e
     where e.deleted_at is null and e.enabled and e.events @> array[${event.type}]::text[]
     on conflict (event_id, endpoint_id) do nothing
@@ -183,4 +187,25 @@ export async function queueStats(sql: Sql): Promise<{ pending: number; oldestDue
            extract(epoch from now() - min(next_attempt_at) filter (where next_attempt_at <= now()))::float8 as oldest_due_seconds
     from deliveries where status = 'pending'`;
   return { pending: row?.pending ?? 0, oldestDueSeconds: Math.max(0, row?.oldestDueSeconds ?? 0) };
+}
+
+/** Records a test ping's one attempt in the delivery log: done, never retried. */
+export async function recordPing(
+  db: Db,
+  ping: {
+    endpointId: number;
+    eventId: string;
+    messageId: string;
+    body: string;
+    ok: boolean;
+    status: number | null;
+    durationMs: number;
+    error: string | null;
+  },
+): Promise<void> {
+  await db`
+    insert into deliveries
+      (endpoint_id, event_id, event, body, message_id, status, attempts, response_status, duration_ms, last_error, next_attempt_at)
+    values (${ping.endpointId}, ${ping.eventId}, 'ping', ${ping.body}, ${ping.messageId},
+            ${ping.ok ? 'succeeded' : 'failed'}, 1, ${ping.status}, ${ping.durationMs}, ${ping.error}, null)`;
 }

@@ -20,7 +20,7 @@ export interface DeliveryRow {
   id: number;
   endpointId: number;
   eventId: string;
-  event: PublicEvent;
+  event: PublicEvent | 'ping';
   body: string;
   messageId: string;
   status: 'pending' | 'succeeded' | 'failed' | 'cancelled';

@@ -10,7 +10,7 @@ import {
 } from '../db/deliveries.repository';
 import { cancelPending } from '../db/deliveries.repository';
 import { disableEndpoint } from '../db/endpoints.repository';
-import { sendWebhook, type SendResult } from './sender';
+import { sendWebhook, signingSecrets, type SendResult } from './sender';
 import { DISABLE_AFTER_FAILING_MS, nextStep } from '../domain/retry-policy';
 import type { SecretBox } from '../domain/secret-box';
 
@@ -147,15 +147,7 @@ export class Dispatcher {
     add(this.inFlight, endpointId, 1);
     add(this.userInFlight, userId, 1);
     try {
-      const { box } = this.opts;
-      const secrets = [box.open(delivery.secret)];
-      if (
-        delivery.previousSecret &&
-        delivery.previousSecretExpiresAt &&
-        delivery.previousSecretExpiresAt > new Date()
-      ) {
-        secrets.push(box.open(delivery.previousSecret));
-      }
+      const secrets = signingSecrets(this.opts.box, delivery);
       const result = await sendWebhook({
         url: delivery.url,
         messageId: delivery.messageId,

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
+import type { SecretBox } from '../domain/secret-box';
 import { parseRetryAfter } from './retry-after';
 import { signatureHeader } from './signature';
 import { ForbiddenDestinationError, guardedLookup, hostOf, isForbiddenAddress } from './ssrf';
@@ -37,6 +38,24 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 const USER_AGENT = 'CommunityPlatform-Webhooks/1.0';
 const FORBIDDEN = 'forbidden destination (private address)';
+
+/**
+ * The secrets that sign a delivery to this endpoint, opened: the current one, and during a rotation
+ * the previous one beside it for its 24 hours.
+ */
+export function signingSecrets(
+  box: SecretBox,
+  endpoint: { secret: string; previousSecret: string | null; previousSecretExpiresAt: Date | null },
+): string[] {
+  const secrets = [box.open(endpoint.secret)];
+  if (
+    endpoint.previousSecret &&
+    endpoint.previousSecretExpiresAt &&
+    endpoint.previousSecretExpiresAt > new Date()
+  )
+    secrets.push(box.open(endpoint.previousSecret));
+  return secrets;
+}
 
 /** One delivery attempt. Never throws for network or receiver trouble; the result says what happened. */
 export async function sendWebhook(input: SendInput): Promise<SendResult> {

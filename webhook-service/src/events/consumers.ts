@@ -1,11 +1,22 @@
+import { createHash } from 'node:crypto';
 import { PUBLIC_EVENTS } from '@community/contracts';
 import type { EventEnvelope, EventHandler } from '@community/events';
 import type { Tx } from '@community/db';
 import { fanOut } from '../db/deliveries.repository';
+import { logEvent } from '../db/events.repository';
 
 /**
- * The five public events, each stored as one delivery per subscribed endpoint before the message is
- * acked. Internal events are never bound to this service's queue.
+ * The webhook-id of an event (DESIGN.md §14): `msg_` and the event's ULID, the same for every
+ * endpoint, every retry and every replay. An id not of our making is hashed into the same shape.
+ */
+export function messageIdOf(eventId: string): string {
+  if (/^evt_[0-9A-Z]{26}$/.test(eventId)) return `msg_${eventId.slice(4)}`;
+  return `msg_${createHash('sha256').update(eventId).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * The five public events: each logged once for `GET /events` and stored as one delivery per
+ * subscribed endpoint before the message is acked. Internal events are never bound to this queue.
  */
 export function fanOutHandlers(): Record<string, EventHandler> {
   const handler: EventHandler = async (tx: Tx, envelope: EventEnvelope) => {
@@ -15,7 +26,15 @@ export function fanOutHandlers(): Record<string, EventHandler> {
       timestamp: envelope.timestamp,
       data: envelope.data,
     });
-    await fanOut(tx, { id: envelope.id, type: envelope.event, body });
+    const messageId = messageIdOf(envelope.id);
+    await logEvent(tx, {
+      id: messageId,
+      eventId: envelope.id,
+      type: envelope.event,
+      body,
+      at: envelope.timestamp,
+    });
+    await fanOut(tx, { id: envelope.id, messageId, type: envelope.event, body });
   };
   return Object.fromEntries(PUBLIC_EVENTS.map((event) => [event, handler]));
 }

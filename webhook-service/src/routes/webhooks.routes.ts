@@ -2,10 +2,13 @@ import type { Router } from 'express';
 import {
   createWebhookBody,
   listDeliveriesQuery,
+  listEventsQuery,
   paginationQuery,
+  replayBody,
   updateWebhookBody,
 } from '@community/contracts';
 import {
+  encodeCursor,
   parseId,
   parseWith,
   requireActor,
@@ -19,6 +22,14 @@ import {
 import { WEBHOOK_OPERATIONS } from '@community/openapi';
 import { z } from 'zod';
 import { listDeliveries, listDeliveriesAfter, redeliver } from '../domain/deliveries';
+import {
+  eventsAfter,
+  listEvents,
+  pingEndpoint,
+  positionInLog,
+  positionOf,
+  replay,
+} from '../domain/event-log';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -81,6 +92,29 @@ function webhooksHandlers(deps: WebhooksRouteDeps): OperationHandlers {
         query,
         byPage: () => listDeliveries(deps, actor, id, query),
         after: (after) => listDeliveriesAfter(deps, actor, id, query, after),
+      });
+    },
+    testWebhook: async (req, res) =>
+      sendData(res, await pingEndpoint(deps, requireActor(res.locals), parseId(req.params.id, 'webhook'))),
+    replayWebhook: async (req, res) => {
+      const id = parseId(req.params.id, 'webhook');
+      const answer = await replay(deps, requireActor(res.locals), id, parseWith(replayBody, req.body));
+      deps.kickDispatcher();
+      sendData(res, answer, 202);
+    },
+    listEvents: async (req, res) => {
+      const { after, ...query } = parseWith(listEventsQuery, req.query);
+      const actor = requireActor(res.locals);
+      const list = { name: 'events', scope: (query.types ?? []).join(',') };
+      // after=<id> starts a walk after that event: the position a cursor would hold.
+      const cursor =
+        query.cursor ?? (after === undefined ? undefined : encodeCursor(list, await positionOf(deps, after)));
+      await sendTimeOrdered(req, res, {
+        list,
+        query: { ...query, cursor },
+        byPage: () => listEvents(deps, actor, query),
+        after: (seq) => eventsAfter(deps, actor, query, seq),
+        position: positionInLog,
       });
     },
     redeliverWebhookDelivery: async (req, res) => {

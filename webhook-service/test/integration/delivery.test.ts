@@ -49,7 +49,8 @@ describe('delivery', () => {
         data: envelope.data,
       });
       expect(got.headers['content-type']).toBe('application/json');
-      expect(got.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
+      // The event's own id (DESIGN.md §14): msg_ and its ULID.
+      expect(got.headers['webhook-id']).toMatch(/^msg_[0-9A-Z]{26}$/);
       expect(Math.abs(Number(got.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(10);
       expect(got.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     }

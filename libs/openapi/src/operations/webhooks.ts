@@ -1,4 +1,11 @@
-import { listDeliveriesQuery, MAX_WEBHOOKS_PER_USER, paginationQuery } from '@community/contracts';
+import {
+  EVENT_RETENTION_DAYS,
+  listDeliveriesQuery,
+  listEventsQuery,
+  MAX_REPLAY_EVENTS,
+  MAX_WEBHOOKS_PER_USER,
+  paginationQuery,
+} from '@community/contracts';
 import { z } from 'zod';
 import type { OperationSpec } from '../operation';
 
@@ -95,5 +102,43 @@ export const WEBHOOK_OPERATIONS: OperationSpec[] = [
     scope: 'webhooks',
     response: { status: 200, kind: 'single', schema: 'Delivery', description: 'The requeued delivery.' },
     errors: [409],
+  },
+  {
+    id: 'testWebhook',
+    method: 'post',
+    path: '/webhooks/{id}/test',
+    tag: 'Webhooks',
+    summary: 'Send a test ping',
+    description: `${OWNER} One delivery now of \`{"event":"ping","timestamp":…,"data":{"webhook_id":…}}\`, signed like every delivery, through the same address checks, with no retry; the answer is that attempt (within 11 s), and it appears in the delivery log with event \`ping\`.`,
+    scope: 'webhooks',
+    response: { status: 200, kind: 'single', schema: 'PingResult', description: 'The attempt.' },
+  },
+  {
+    id: 'replayWebhook',
+    method: 'post',
+    path: '/webhooks/{id}/replay',
+    tag: 'Webhooks',
+    summary: 'Replay a window of events',
+    description: `${OWNER} Every logged event between \`since\` and \`until\` (default now; the log keeps ${EVENT_RETENTION_DAYS} days) that the endpoint subscribes to — and \`events\` names, when given — is delivered again under its original \`webhook-id\`, so the receiver de-duplicates. At most ${MAX_REPLAY_EVENTS} events a call (\`400\` beyond, saying how many); queued behind nobody else's deliveries. A disabled endpoint is \`409\`.`,
+    scope: 'webhooks',
+    body: 'ReplayRequest',
+    response: {
+      status: 202,
+      kind: 'single',
+      schema: 'ReplayResult',
+      description: 'How many deliveries were queued.',
+    },
+    errors: [409],
+  },
+  {
+    id: 'listEvents',
+    method: 'get',
+    path: '/events',
+    tag: 'Webhooks',
+    summary: 'The public events of the last 30 days',
+    description: `Oldest first, every public event once with the \`id\` each endpoint received as \`webhook-id\`: a receiver can rebuild what it missed from this list alone. \`after=<id>\` continues after an event you have (the walk then goes on by \`cursor\`); \`types\` keeps some events. An \`after\` older than ${EVENT_RETENTION_DAYS} days or unknown is \`400\`.`,
+    scope: 'read',
+    query: listEventsQuery,
+    response: { status: 200, kind: 'page', schema: 'EventLogEntry', description: 'A page of events.' },
   },
 ];
