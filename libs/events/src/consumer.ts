@@ -10,6 +10,23 @@ import { DEFAULT_MAX_DELIVERIES, declareTopology, topologyNames } from './topolo
 
 export type EventHandler = (tx: Tx, event: EventEnvelope) => Promise<void>;
 
+/** Several handler tables as one: an event handled in more than one runs each, in order, in its one transaction. */
+export function mergeHandlers(...maps: Record<string, EventHandler>[]): Record<string, EventHandler> {
+  const merged: Record<string, EventHandler[]> = {};
+  for (const map of maps)
+    for (const [event, handler] of Object.entries(map)) (merged[event] ??= []).push(handler);
+  return Object.fromEntries(
+    Object.entries(merged).map(([event, handlers]): [string, EventHandler] => [
+      event,
+      handlers.length === 1
+        ? handlers[0]!
+        : async (tx, envelope) => {
+            for (const handler of handlers) await handler(tx, envelope);
+          },
+    ]),
+  );
+}
+
 export interface EventConsumerOptions {
   sql: Sql;
   amqp: AmqpConnection;

@@ -5,4 +5,5 @@ export { AmqpConnection, type AmqpConnectionOptions } from './connection';
 export { eventsMigrations } from './migrations';
 export { commitWithEvents, enqueueEvent, type TxDeps } from './outbox';
 export { OutboxRelay, type OutboxRelayOptions, type OutboxPending } from './relay';
-export { EventConsumer, type EventHandler, type EventConsumerOptions } from './consumer';
+export { EventConsumer, mergeHandlers, type EventHandler, type EventConsumerOptions } from './consumer';
+export { onEveryReplica } from './broadcast';

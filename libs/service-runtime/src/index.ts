@@ -40,6 +40,8 @@ export interface DataServiceSpec {
   prepare?: (runtime: DataRuntime) => Promise<void>;
   /** Builds the HTTP handler from the runtime. */
   app: (runtime: DataRuntime) => RequestListener;
+  /** Runs as the server starts closing, e.g. to end long-lived answers the grace period would wait for. */
+  onStopping?: () => void;
   /** Background work of the service, stopped after the server and before the pool closes. */
   onStop?: () => Promise<void> | void;
 }
@@ -95,7 +97,11 @@ export async function startDataService(spec: DataServiceSpec): Promise<RunningDa
     handlers: spec.handlers,
     logger,
     registry,
-    onApplied: spec.onEventApplied,
+    // A handler may have written events of its own (users-service's notifications): out at once.
+    onApplied: () => {
+      relay.kick();
+      spec.onEventApplied?.();
+    },
   });
   relay.start();
   consumer.start();
@@ -137,6 +143,7 @@ export async function startDataService(spec: DataServiceSpec): Promise<RunningDa
     logger,
     async stop() {
       shuttingDown = true;
+      spec.onStopping?.();
       await server.close(config.SHUTDOWN_GRACE_MS);
       await spec.onStop?.();
       sweeper.stop();

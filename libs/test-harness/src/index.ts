@@ -20,3 +20,5 @@ export {
   type ServiceDefinition,
   type ServiceUnderTest,
 } from './service-under-test';
+export { openEventStream, type OpenedStream, type StreamEvent } from './event-stream';
+export { publishEvents, testEnvelope } from './publish-events';

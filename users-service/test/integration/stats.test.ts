@@ -1,7 +1,5 @@
-import amqp from 'amqplib';
-import { toTimestamp } from '@community/contracts';
-import { newEventId, type EventEnvelope } from '@community/events';
-import { testInfra, waitFor } from '@community/test-harness';
+import type { EventEnvelope } from '@community/events';
+import { publishEvents, testEnvelope as envelope, waitFor } from '@community/test-harness';
 import { registerMember, startUsersService, type UsersHarness } from '../support/users-harness';
 
 let h: UsersHarness;
@@ -10,21 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.stop());
 
-async function publish(events: EventEnvelope<unknown>[]) {
-  const connection = await amqp.connect(testInfra().amqpUrl);
-  const channel = await connection.createConfirmChannel();
-  for (const e of events)
-    channel.publish(h.exchange, e.event, Buffer.from(JSON.stringify(e)), { persistent: true });
-  await channel.waitForConfirms();
-  await connection.close();
-}
-
-const envelope = (event: string, data: unknown): EventEnvelope<any> => ({
-  id: newEventId(),
-  event,
-  timestamp: toTimestamp(new Date()),
-  data: data as Record<string, unknown>,
-});
+const publish = (events: EventEnvelope<unknown>[]) => publishEvents(h.exchange, events);
 
 async function profile(userId: number) {
   const { as } = await registerMember(h);
