@@ -7,12 +7,12 @@ import {
   ServiceUnavailableError,
   UnauthorizedError,
   AccountSuspendedError,
-  type ActiveSuspension,
   type Actor,
 } from '@community/contracts';
 import { isCrossOrigin, signIdentity } from '@community/http-kit';
 import { readBearer } from './auth/bearer';
 import type { KeyResolver } from './auth/key-resolver';
+import { stillSuspended } from './auth/suspension';
 import type { UsageReporter } from './auth/usage-reporter';
 import { OPENAPI_PATH, sendDocument } from './docs/openapi-document';
 import {
@@ -30,7 +30,8 @@ import { answerCors, vary, type AllowedOrigins } from './http/cors';
 import { readBody } from './http/read-body';
 import { matchesPrefix, routeFor, type UpstreamName } from './proxy/route-table';
 import type { Upstream } from './proxy/upstream';
-import { AVATARS_PREFIX, carriesClientCredentials, isPublic, requiredScope } from './scopes';
+import { AVATARS_PREFIX, carriesClientCredentials, isPublic, isStream, requiredScope } from './scopes';
+import type { OpenStreams } from './streams/open-streams';
 
 export interface GatewayDeps extends Budgets {
   internalToken: string;
@@ -49,6 +50,8 @@ export interface GatewayDeps extends Budgets {
   trustsForwarded: boolean;
   /** CORS_ALLOWED_ORIGINS: whose browser apps may call /api/v1. */
   corsOrigins: AllowedOrigins;
+  /** The notification streams relayed: their cap per account, and closing them on revocation. */
+  streams: OpenStreams;
 }
 
 /** What the access log and metrics need to know about one request, filled in as it is served. */
@@ -161,6 +164,11 @@ export function buildPipeline(deps: GatewayDeps): Pipeline {
     const route = routeFor(path);
     if (!route) throw new NotFoundError('route');
     record.route = route.prefix;
+    if (resolved && bearer.kind === 'key' && isStream(req.method ?? 'GET', path)) {
+      await deps.streams.admit(resolved, bearer.key, res);
+      await forward(deps, req, res, route.upstream, actor, record, undefined, undefined, 'stream');
+      return;
+    }
     // Read the whole body before the upstream's clock starts: a slow client is never its failure.
     body ??= await readBody(req, res, deps.bodyTimeoutMs);
     await forward(deps, req, res, route.upstream, actor, record, body, (status) => {
@@ -181,6 +189,7 @@ async function forward(
   { path, clientIp }: RequestRecord,
   body: Buffer | undefined,
   onAnswer?: (status: number) => void,
+  how: 'proxy' | 'stream' = 'proxy',
 ) {
   if (!carriesClientCredentials(path)) delete req.headers.authorization;
   // Cookies belong to the account pages and the key API only.
@@ -190,7 +199,7 @@ async function forward(
   const headersFor = (url: string) => signIdentity(deps.internalToken, { method, url, actor, clientIp });
   const upstream = deps.upstreams[name];
   try {
-    await upstream.proxy(req, res, { body, headersFor, onAnswer });
+    await upstream[how](req, res, { body, headersFor, onAnswer });
   } catch (err) {
     if (res.headersSent) {
       res.destroy();
@@ -211,9 +220,6 @@ interface Lookup {
 }
 
 const NOBODY: Lookup = { resolved: null };
-
-/** A cached suspension ends by itself when its `until` passes: no event, no restart. */
-const stillSuspended = ({ until }: ActiveSuspension) => until === null || Date.parse(until) > Date.now();
 
 async function lookUp(keys: KeyResolver, key: string): Promise<Lookup> {
   try {

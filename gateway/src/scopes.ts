@@ -81,3 +81,8 @@ export function isPublic(method: string, path: string, hasSessionCookie: boolean
 export function carriesClientCredentials(path: string): boolean {
   return declaredAt(path).some((op) => op.protocol === 'oauth');
 }
+
+/** A long-lived answer (Server-Sent Events): relayed outside the breaker, with no timeout. */
+export function isStream(method: string, path: string): boolean {
+  return method === 'GET' && declaredAt(path).some((op) => op.response.kind === 'stream');
+}

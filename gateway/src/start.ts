@@ -3,6 +3,7 @@ import { redactUrl } from '@community/config';
 import { AmqpConnection } from '@community/events';
 import { createRegistry, listen } from '@community/http-kit';
 import { createLogger, type Logger } from '@community/logging';
+import { MAX_STREAMS_PER_ACCOUNT } from '@community/contracts';
 import { buildApp } from './app';
 import type { GatewayConfig } from './config';
 import { KeyResolver } from './auth/key-resolver';
@@ -12,8 +13,14 @@ import { subscribeToInvalidations } from './events/invalidation';
 import { TwoWindowLimiter } from './limits/limiter';
 import { createBreaker, registerBreakerMetrics, type Breaker } from './proxy/breaker';
 import { Upstream } from './proxy/upstream';
+import { OpenStreams } from './streams/open-streams';
+import { StreamSlots } from './streams/stream-slots';
 
 export const SERVICE = 'gateway';
+/** A stream's slot lease: a replica that dies frees its streams' slots within this (DESIGN.md §13). */
+const STREAM_LEASE_MS = 60_000;
+/** Open streams' credentials are checked this often: a revoked key's stream closes within 5 s. */
+const STREAM_RECHECK_MS = 2_000;
 const VERSION = process.env.npm_package_version ?? '1.0.0';
 
 export interface GatewayService {
@@ -75,6 +82,13 @@ export async function start(
   subscribeToInvalidations(amqp, config.AMQP_EXCHANGE, keys, logger);
   amqp.start();
 
+  const slots = new StreamSlots(redis, {
+    prefix: config.REDIS_PREFIX,
+    cap: MAX_STREAMS_PER_ACCOUNT,
+    leaseMs: STREAM_LEASE_MS,
+  });
+  const streams = new OpenStreams({ keys, slots, recheckMs: STREAM_RECHECK_MS, registry });
+
   let shuttingDown = false;
   const app = buildApp({
     logger,
@@ -91,6 +105,7 @@ export async function start(
     bodyTimeoutMs: config.BODY_TIMEOUT_MS,
     trustProxy: config.TRUST_PROXY,
     corsOrigins: config.CORS_ALLOWED_ORIGINS,
+    streams,
     health: {
       version: VERSION,
       registry,
@@ -120,11 +135,14 @@ export async function start(
     breakers: Object.fromEntries(breakers.map((breaker) => [breaker.name, breaker])),
     async stop() {
       shuttingDown = true;
+      // Streams would hold the shutdown for its whole grace; their clients reconnect to another replica.
+      streams.close();
       await server.close(config.SHUTDOWN_GRACE_MS);
       await usage.stop();
       await amqp.close();
       for (const upstream of Object.values(upstreams)) upstream.close();
       keysBreaker.shutdown();
+      slots.close();
       redis.disconnect();
     },
   };

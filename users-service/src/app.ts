@@ -4,6 +4,7 @@ import { createServiceApp, type HealthOptions, type IdempotencyOptions } from '@
 import type { Logger } from '@community/logging';
 import type { UsageTracker } from './domain/keys/usage-tracker';
 import type { OAuthSettings } from './domain/oauth/oauth-server';
+import type { StreamHub } from './streams/hub';
 import { sessionOwner } from './routes/session';
 import { internalRoutes } from './routes/internal.routes';
 import { protocolMounts, usersServiceRoutes } from './routes';
@@ -16,6 +17,8 @@ export interface AppDeps extends TxDeps {
   idempotency: IdempotencyOptions;
   usage: UsageTracker;
   oauth: OAuthSettings;
+  /** The notification streams this process holds. */
+  streams: StreamHub;
   /** PUBLIC_BASE_URL, when configured (absolute URLs in answers: pagination links, default avatars). */
   publicBaseUrl?: string;
   /** The account pages under /account. */

@@ -23,6 +23,8 @@ export const usersConfigSchema = z
     /** OAuth access tokens live an hour; refresh tokens 30 days from their last rotation. */
     OAUTH_ACCESS_TOKEN_TTL_SECONDS: intVar(3600, 1),
     OAUTH_REFRESH_TOKEN_TTL_SECONDS: intVar(30 * 86_400, 60),
+    /** A comment line on every open notification stream this often (DESIGN.md §13: 25 s), so idle proxies keep it. */
+    NOTIFICATION_HEARTBEAT_SECONDS: intVar(25, 1),
     /** The OAuth issuer (RFC 8414), e.g. https://api.example.com; unset: the host each request came in on. */
     OAUTH_ISSUER: optional(
       z

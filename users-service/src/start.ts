@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { createLogger, type Logger } from '@community/logging';
+import { mergeHandlers } from '@community/events';
 import { startDataService, type RunningDataService } from '@community/service-runtime';
 import { buildApp } from './app';
 import type { UsersConfig } from './config';
@@ -7,7 +8,9 @@ import { Housekeeping } from './domain/accounts/housekeeping';
 import { UsageTracker } from './domain/keys/usage-tracker';
 import { ensureAdmin } from './domain/users/bootstrap-admin';
 import type { OAuthSettings } from './domain/oauth/oauth-server';
+import { notificationHandlers } from './domain/notifications/sources';
 import { statsHandlers } from './domain/stats';
+import { StreamHub } from './streams/hub';
 import { accountPages } from './pages';
 
 export const SERVICE = 'users-service';
@@ -34,11 +37,12 @@ export function start(
 ): Promise<UsersService> {
   let usage: UsageTracker | undefined;
   let housekeeping: Housekeeping | undefined;
+  let streams: StreamHub | undefined;
   return startDataService({
     service: SERVICE,
     schema: SCHEMA,
     migrationsDir: MIGRATIONS_DIR,
-    handlers: statsHandlers,
+    handlers: mergeHandlers(statsHandlers, notificationHandlers),
     port: config.USERS_SERVICE_PORT,
     config,
     logger,
@@ -49,12 +53,18 @@ export function start(
       usage.start();
       housekeeping = new Housekeeping(runtime.sql, logger);
       housekeeping.start();
+      streams = new StreamHub({
+        heartbeatMs: config.NOTIFICATION_HEARTBEAT_SECONDS * 1000,
+        registry: runtime.registry,
+      });
+      streams.listen(runtime.amqp, config.AMQP_EXCHANGE, logger);
     },
     app: (runtime) =>
       buildApp({
         ...runtime,
         logger,
         usage: usage!,
+        streams: streams!,
         oauth: oauthSettings(config),
         internalToken: config.INTERNAL_TOKEN,
         publicBaseUrl: config.PUBLIC_BASE_URL,
@@ -66,6 +76,8 @@ export function start(
             oauth: oauthSettings(config),
           }),
       }),
+    // Streams would hold the shutdown for its whole grace: end them, their clients reconnect elsewhere.
+    onStopping: () => streams?.closeAll(),
     async onStop() {
       housekeeping?.stop();
       await usage?.stop();

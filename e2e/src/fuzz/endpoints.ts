@@ -104,6 +104,14 @@ export const ENDPOINTS: Endpoint[] = [
     }),
   }),
   endpoint('GET', '/api/v1/users/{id}', { kind: 'users' }),
+  endpoint('GET', '/api/v1/notifications', { query: ['unread', 'cursor'] }),
+  endpoint('GET', '/api/v1/notifications/unread-count'),
+  endpoint('POST', '/api/v1/notifications/read', {
+    body: () => ({
+      ids: fc.array(fc.integer({ min: 1, max: 2_147_483_647 }), { minLength: 1, maxLength: 100 }),
+      all: fc.constant(true),
+    }),
+  }),
   endpoint('PUT', '/api/v1/users/{id}/plan', {
     kind: 'victims',
     spare: true,

@@ -17,6 +17,7 @@ export const ROUTES: RouteRule[] = [
   { prefix: '/api/v1/auth', upstream: 'users' },
   { prefix: '/api/v1/keys', upstream: 'users' },
   { prefix: '/api/v1/oauth', upstream: 'users' },
+  { prefix: '/api/v1/notifications', upstream: 'users' },
   { prefix: '/api/v1/webhooks', upstream: 'webhooks' },
   { prefix: '/api/v1/events', upstream: 'webhooks' },
   { prefix: '/account', upstream: 'users' },

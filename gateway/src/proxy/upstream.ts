@@ -37,6 +37,105 @@ interface InFlight {
   proxyReq?: ClientRequest;
 }
 
+type Middleware = ReturnType<typeof createProxyMiddleware<IncomingMessage, ServerResponse>>;
+
+/** Sends the body read already and the headers signed over the path the proxy sends. */
+function prepare(proxyReq: ClientRequest, { headersFor, body }: ForwardOptions): void {
+  if (headersFor)
+    for (const [name, value] of Object.entries(headersFor(proxyReq.path))) proxyReq.setHeader(name, value);
+  if (body) {
+    // The client's stream is consumed already: its pipe into proxyReq only ends it.
+    proxyReq.removeHeader('transfer-encoding');
+    proxyReq.setHeader('content-length', body.length);
+    proxyReq.write(body);
+  }
+}
+
+interface StreamFlight {
+  options: ForwardOptions;
+  settle(err?: Error): void;
+  proxyReq?: ClientRequest;
+}
+
+/**
+ * The long-lived answers of one service: a proxy with no timeout on an agent of their own (they would
+ * hold the request pool's sockets for hours), whose head must come within `timeoutMs`.
+ */
+class Streams {
+  private readonly agent = new http.Agent({ keepAlive: false });
+  private readonly flights = new Map<IncomingMessage, StreamFlight>();
+  private readonly middleware: Middleware;
+
+  constructor(private readonly opts: UpstreamOptions) {
+    this.middleware = createProxyMiddleware<IncomingMessage, ServerResponse>({
+      target: opts.target,
+      changeOrigin: false,
+      xfwd: true,
+      agent: this.agent,
+      ejectPlugins: true,
+      plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
+      on: {
+        proxyReq: (proxyReq, req) => {
+          const flight = this.flights.get(req);
+          if (!flight) return;
+          flight.proxyReq = proxyReq;
+          prepare(proxyReq, flight.options);
+        },
+        proxyRes: (proxyRes, req, res) => {
+          const flight = this.flights.get(req);
+          flight?.options.onAnswer?.(proxyRes.statusCode ?? 502);
+          flight?.settle();
+          // A service that dies mid-stream leaves no end to pass on: the client's answer is cut too.
+          proxyRes.once('close', () => {
+            if (!res.writableEnded) res.destroy();
+          });
+        },
+        error: (err, req, res) => {
+          const flight = this.flights.get(req as IncomingMessage);
+          if (flight) flight.settle(err);
+          if ((res as ServerResponse).headersSent) (res as ServerResponse).destroy();
+        },
+      },
+    });
+  }
+
+  relay(req: IncomingMessage, res: ServerResponse, options: ForwardOptions): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const flight: StreamFlight = {
+        options,
+        settle: (err) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          if (err) {
+            flight.proxyReq?.destroy();
+            reject(err);
+          } else resolve();
+        },
+      };
+      const timer = setTimeout(
+        () => flight.settle(new StalledError(`the ${this.opts.name} service did not answer`)),
+        this.opts.timeoutMs,
+      );
+      this.flights.set(req, flight);
+      // Whoever leaves first, the other side goes too: a client gone frees the service's stream.
+      res.once('close', () => {
+        this.flights.delete(req);
+        flight.proxyReq?.destroy();
+        flight.settle();
+      });
+      void this.middleware(req, res, (err?: unknown) =>
+        flight.settle(err instanceof Error ? err : new Error('not proxied')),
+      );
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
 /** The service answered with a 5xx: a failure for the breaker, while its answer still goes out. */
 class ServerErrorAnswer extends Error {}
 
@@ -60,8 +159,9 @@ const WATCH_INTERVAL_MS = 250;
 export class Upstream {
   readonly breaker: Breaker;
   private readonly inFlight = new Map<IncomingMessage, InFlight>();
-  private readonly middleware: ReturnType<typeof createProxyMiddleware<IncomingMessage, ServerResponse>>;
+  private readonly middleware: Middleware;
   readonly agent: http.Agent;
+  private readonly streams: Streams;
   private readonly stallMs: number;
   private readonly watch: NodeJS.Timeout;
   private lastAnswerAt = performance.now();
@@ -92,6 +192,7 @@ export class Upstream {
         error: (err, req) => this.settle(req as IncomingMessage, err),
       },
     });
+    this.streams = new Streams(opts);
     this.breaker = createBreaker(opts.name, opts.logger, opts.resetTimeoutMs);
     this.watch = setInterval(() => this.check(), WATCH_INTERVAL_MS).unref();
   }
@@ -135,25 +236,30 @@ export class Upstream {
     }
   }
 
+  /**
+   * Relays a long-lived answer (Server-Sent Events) outside the breaker and the watchdog: resolves
+   * once the service's head arrived (within `timeoutMs`), after which nothing times it out and the
+   * bytes pass as they come. The service's or the client's close ends the other side. Refused at
+   * once while the breaker is open.
+   */
+  stream(req: IncomingMessage, res: ServerResponse, options: ForwardOptions = {}): Promise<void> {
+    if (this.breaker.opened)
+      return Promise.reject(Object.assign(new Error('open breaker'), { code: 'EOPENBREAKER' }));
+    return this.streams.relay(req, res, options);
+  }
+
   close(): void {
     clearInterval(this.watch);
     this.breaker.shutdown();
     this.agent.destroy();
+    this.streams.close();
   }
 
   private sending(proxyReq: ClientRequest, req: IncomingMessage): void {
     const flight = this.inFlight.get(req);
     if (!flight) return;
     flight.proxyReq = proxyReq;
-    const { headersFor, body } = flight.options;
-    if (headersFor)
-      for (const [name, value] of Object.entries(headersFor(proxyReq.path))) proxyReq.setHeader(name, value);
-    if (body) {
-      // The client's stream is consumed already: its pipe into proxyReq only ends it.
-      proxyReq.removeHeader('transfer-encoding');
-      proxyReq.setHeader('content-length', body.length);
-      proxyReq.write(body);
-    }
+    prepare(proxyReq, flight.options);
   }
 
   private settle(req: IncomingMessage, err: Error | null): void {

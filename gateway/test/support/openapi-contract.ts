@@ -79,6 +79,17 @@ export class ResponseValidator {
     return { operationId: operation.operationId, status: observed.status };
   }
 
+  /** Holds one event's `data` of a stream (`text/event-stream`) against the schema its answer names. */
+  checkStreamData(method: string, path: string, data: unknown): void {
+    const { operation, name } = this.operationFor(method, path);
+    const schema = this.resolve(operation.responses?.['200'])?.content?.['text/event-stream']?.schema?.[
+      'x-event-data'
+    ] as Json | undefined;
+    if (!schema) throw new ContractViolation(`${name} documents no event data`);
+    const problems = this.errors(schema, data, 'event data');
+    if (problems.length) throw new ContractViolation(`${name} event departs:\n- ${problems.join('\n- ')}`);
+  }
+
   /** Holds a delivery a receiver got against the document's `webhooks` entry for its event. */
   checkWebhook(headers: Record<string, string | string[] | undefined>, rawBody: string): string {
     const body = JSON.parse(rawBody) as { event?: string };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { timestamp } from './common';
 import { MODERATION_ACTIONS, MODERATION_TARGETS } from './moderation';
+import { MAX_MENTIONS, notificationSchema } from './notifications';
 
 /** Events delivered to webhook subscribers (DESIGN.md §7); everything else stays internal. */
 export const PUBLIC_EVENTS = [
@@ -28,8 +29,24 @@ export const eventData = {
     display_name: z.string(),
     avatar: z.string().nullable(),
   }),
-  'post.liked': z.strictObject({ post_id: id, user_id: id, author_id: id }),
-  'post.unliked': z.strictObject({ post_id: id, user_id: id, author_id: id }),
+  // title: for the like notification (absent on events published before notifications existed)
+  'post.liked': z.strictObject({ post_id: id, user_id: id, author_id: id, title: z.string().optional() }),
+  'post.unliked': z.strictObject({ post_id: id, user_id: id, author_id: id, title: z.string().optional() }),
+  // A new post or comment, with what its notifications need (DESIGN.md §13): whom it answers,
+  // whom it mentions (raw lower-case usernames, at most MAX_MENTIONS) and how to show it.
+  'content.created': z.strictObject({
+    type: z.enum(['post', 'comment']),
+    id,
+    post_id: id,
+    author_id: id,
+    post_author_id: id,
+    parent_author_id: id.nullable(),
+    title: z.string(),
+    excerpt: z.string(),
+    mentions: z.array(z.string()).max(MAX_MENTIONS),
+  }),
+  // A notification stored for recipient_id: every users-service replica pushes it to the streams it holds.
+  'notification.created': z.strictObject({ recipient_id: id, notification: notificationSchema }),
   'comment.deleted': z.strictObject({ id, post_id: id, author_id: id }),
   'api_key.revoked': z.strictObject({ id, user_id: id, prefix: z.string() }),
   // role or plan changed: cached key resolutions of this user are stale

@@ -11,3 +11,4 @@ export * from './oauth';
 export * from './oauth-protocol';
 export * from './tags';
 export * from './moderation';
+export * from './notifications';

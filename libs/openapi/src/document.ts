@@ -92,7 +92,7 @@ function envelopes(): Record<string, z.ZodType> {
   for (const op of OPERATIONS) {
     const name = envelopeName(op);
     const schema = op.response.schema as ResourceName | null;
-    if (named[name] || !schema || op.response.kind === 'plain') continue;
+    if (named[name] || !schema || op.response.kind === 'plain' || op.response.kind === 'stream') continue;
     const item = RESOURCES[schema];
     named[name] =
       op.response.kind !== 'page'
@@ -127,10 +127,18 @@ function parameters(op: OperationSpec): Json[] {
     };
   });
   const csrf = op.session ? [ref('parameters', 'CsrfToken')] : [];
+  const resume = op.response.kind === 'stream' ? [LAST_EVENT_ID] : [];
   const conditional = conditionalGet(op) ? [ref('parameters', 'IfNoneMatch')] : [];
   const idempotency = idempotent(op) ? [ref('parameters', 'IdempotencyKey')] : [];
-  return [...path, ...query, ...csrf, ...conditional, ...idempotency];
+  return [...path, ...query, ...csrf, ...resume, ...conditional, ...idempotency];
 }
+
+const LAST_EVENT_ID: Json = {
+  name: 'Last-Event-ID',
+  in: 'header',
+  description: 'The `id:` of the last event received: what came after it is sent first (up to 100).',
+  schema: { type: 'string', pattern: '^[0-9]{1,10}$' },
+};
 
 /** Only on a replay, so not required: written inline. */
 const REPLAYED: Json = {
@@ -141,7 +149,8 @@ const REPLAYED: Json = {
 };
 
 /** A GET answered 200 carries an ETag and may be answered 304 (DESIGN.md §10). */
-const conditionalGet = (op: OperationSpec) => op.method === 'get' && op.response.status === 200;
+const conditionalGet = (op: OperationSpec) =>
+  op.method === 'get' && op.response.status === 200 && op.response.kind !== 'stream';
 
 function successResponse(op: OperationSpec): Json {
   const { status, kind, schema, description, noStore } = op.response;
@@ -154,6 +163,7 @@ function successResponse(op: OperationSpec): Json {
   Object.assign(headers, op.response.headers);
   if (kind === 'svg')
     return { description, headers, content: { 'image/svg+xml': { schema: { type: 'string' } } } };
+  if (kind === 'stream') return streamResponse(op, headers);
   const item = schema ? RESOURCE_EXAMPLES[schema] : undefined;
   const example =
     kind === 'page'
@@ -170,6 +180,26 @@ function successResponse(op: OperationSpec): Json {
   const media: Json = { schema: ref('schemas', envelopeName(op)) };
   if (example) media.example = example;
   return { description, headers, content: { 'application/json': media } };
+}
+
+/**
+ * Server-Sent Events: the body is text; each event's `data` is the schema, shown as `x-event-data`
+ * (OpenAPI 3.1 has no schema for the events of a stream) and in the example.
+ */
+function streamResponse(op: OperationSpec, headers: Json): Json {
+  const schema = op.response.schema!;
+  const item = RESOURCE_EXAMPLES[schema];
+  const example = `: open\n\nid: ${(item as { id: number }).id}\nevent: notification\ndata: ${JSON.stringify(item)}\n\n: keep-alive\n\n`;
+  return {
+    description: op.response.description,
+    headers,
+    content: {
+      'text/event-stream': {
+        schema: { type: 'string', 'x-event-data': ref('schemas', schema) },
+        example,
+      },
+    },
+  };
 }
 
 function operation(op: OperationSpec): Json {

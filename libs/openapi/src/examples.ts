@@ -151,6 +151,22 @@ export const RESOURCE_EXAMPLES: { [K in ResourceName]: z.output<(typeof RESOURCE
     reason: 'Advertising',
     created_at: later,
   },
+  Notification: {
+    id: 5120,
+    kind: 'reply',
+    read: false,
+    created_at: later,
+    actor: { id: 9, username: 'bob', display_name: 'Bob' },
+    subject: {
+      type: 'comment',
+      id: 318,
+      post_id: 42,
+      title: 'Hello, community',
+      excerpt: 'Welcome! The FAQ answers most of that.',
+    },
+  },
+  UnreadCount: { unread: 3 },
+  Marked: { marked: 2 },
   ...OAUTH_RESOURCE_EXAMPLES,
 };
 
@@ -177,6 +193,7 @@ export const REQUEST_EXAMPLES: { [K in RequestName]: z.input<(typeof REQUESTS)[K
   DecideFlagRequest: { status: 'resolved', action: 'delete', reason: 'Advertising' },
   SuspensionRequest: { until: '2026-12-01T00:00:00Z', reason: 'spam in several categories' },
   ReplayRequest: { since: '2026-02-01T00:00:00Z', until: '2026-02-02T00:00:00Z', events: ['post.created'] },
+  MarkReadRequest: { ids: [5120, 5118] },
   RegisterRequest: {
     username: 'ada',
     email: 'ada@example.org',

@@ -1,6 +1,7 @@
 export { buildOpenApiDocument, type OpenApiDocument, type PathItem } from './document';
 export {
   GATEWAY_OPERATIONS,
+  NOTIFICATION_OPERATIONS,
   OAUTH_OPERATIONS,
   OPERATIONS,
   POST_OPERATIONS,

@@ -14,6 +14,8 @@ export const TAGS = {
   Webhooks: 'Webhook endpoints (`webhooks` scope, owner only) and their delivery log.',
   OAuth:
     'OAuth 2.0: register apps (`keys` scope, or the account session plus `x-csrf-token`), and the endpoints apps use to get tokens — authorization code with PKCE, refresh, client credentials (RFC 6749, 7636), revocation (RFC 7009) and metadata (RFC 8414).',
+  Notifications:
+    'Replies, mentions, likes and badges for you (DESIGN.md §13): listed, counted, marked read, and live as Server-Sent Events.',
   Moderation:
     'Flags, the review queue, suspension and the audit log (DESIGN.md §12). Members flag (`write`); moderators and admins decide (`moderate`).',
   Meta: 'The API itself: its version and this document.',
@@ -57,9 +59,10 @@ export interface OperationSpec {
     status: 200 | 201 | 202 | 302;
     /**
      * One object in `data`, or a page of them with `pagination` and a `Link` header; `plain`: the
-     * schema itself, without the envelope (the wire formats of the OAuth RFCs).
+     * schema itself, without the envelope (the wire formats of the OAuth RFCs);
+     * `stream`: Server-Sent Events whose `data` is the schema.
      */
-    kind: 'single' | 'page' | 'document' | 'plain' | 'svg';
+    kind: 'single' | 'page' | 'document' | 'plain' | 'svg' | 'stream';
     schema: ResourceName | null;
     description: string;
     noStore?: true;

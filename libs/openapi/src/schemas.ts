@@ -37,6 +37,9 @@ export const RESOURCES = {
   EventLogEntry: c.eventLogEntrySchema,
   PingResult: c.pingResultSchema,
   ReplayResult: c.replayResultSchema,
+  Notification: c.notificationSchema,
+  UnreadCount: c.unreadCountSchema,
+  Marked: c.markedSchema,
 } as const;
 export type ResourceName = keyof typeof RESOURCES;
 
@@ -62,6 +65,7 @@ export const REQUESTS = {
   DecideFlagRequest: c.decideFlagBody,
   SuspensionRequest: c.suspensionBody,
   ReplayRequest: c.replayBody,
+  MarkReadRequest: c.markReadBody,
 } as const;
 export type RequestName = keyof typeof REQUESTS;
 

@@ -36,7 +36,7 @@ describe('the generated document', () => {
     for (const op of OPERATIONS.filter((o) => !o.unlimited)) {
       const operation = document.paths[op.path]![op.method]!;
       const responses = operation.responses as Record<string, any>;
-      const conditional = op.method === 'get' && op.response.status === 200;
+      const conditional = op.method === 'get' && op.response.status === 200 && op.response.kind !== 'stream';
       expect(Object.keys(responses).map(Number)).toEqual([
         op.response.status,
         ...(conditional ? [304] : []),

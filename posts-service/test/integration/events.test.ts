@@ -1,7 +1,14 @@
 import amqp from 'amqplib';
-import { newEventId, topologyNames, type EventEnvelope } from '@community/events';
-import { probeQueue, startTcpProxy, testInfra, waitFor, type ProbeQueue } from '@community/test-harness';
-import { toTimestamp } from '@community/contracts';
+import { topologyNames, type EventEnvelope } from '@community/events';
+import {
+  probeQueue,
+  publishEvents,
+  startTcpProxy,
+  testEnvelope as envelope,
+  testInfra,
+  waitFor,
+  type ProbeQueue,
+} from '@community/test-harness';
 import { alice, bob, createCategory, createPost, moderator } from '../support/fixtures';
 import { startPostsService, type PostsHarness } from '../support/posts-harness';
 
@@ -22,20 +29,7 @@ const received = (event: string, match: (data: any) => boolean = () => true) =>
     { what: `${event} event`, timeoutMs: 5000 },
   );
 
-async function publish(envelope: EventEnvelope<unknown>) {
-  const connection = await amqp.connect(testInfra().amqpUrl);
-  const channel = await connection.createConfirmChannel();
-  channel.publish(h.exchange, envelope.event, Buffer.from(JSON.stringify(envelope)), { persistent: true });
-  await channel.waitForConfirms();
-  await connection.close();
-}
-
-const envelope = (event: string, data: unknown, at = new Date()): EventEnvelope<any> => ({
-  id: newEventId(),
-  event,
-  timestamp: toTimestamp(at),
-  data: data as Record<string, unknown>,
-});
+const publish = (event: EventEnvelope<unknown>) => publishEvents(h.exchange, [event]);
 
 async function metric(name: string, labels: string): Promise<number> {
   const text = await (await fetch(`${h.url}/metrics`)).text();
@@ -82,7 +76,7 @@ describe('events posts-service publishes through its outbox', () => {
       author_id: bob.userId,
       parent_id: null,
     });
-    const like = { post_id: post.id, user_id: bob.userId, author_id: alice.userId };
+    const like = { post_id: post.id, user_id: bob.userId, author_id: alice.userId, title: post.title };
     expect((await received('post.liked', (d) => d.post_id === post.id)).data).toEqual(like);
     expect((await received('post.unliked', (d) => d.post_id === post.id)).data).toEqual(like);
     expect((await received('comment.deleted', (d) => d.id === commentId)).data).toEqual({
@@ -94,6 +88,49 @@ describe('events posts-service publishes through its outbox', () => {
       id: post.id,
       author_id: alice.userId,
     });
+  });
+
+  it('announces each new post and comment with what its notifications need (content.created)', async () => {
+    const post = await createPost(h, alice, {
+      title: 'Ask @Carol_1 anything',
+      content: 'Thanks @bob, and @bob again; mail alice@example.test, not @al.',
+    });
+    expect((await received('content.created', (d) => d.id === post.id && d.type === 'post')).data).toEqual({
+      type: 'post',
+      id: post.id,
+      post_id: post.id,
+      author_id: alice.userId,
+      post_author_id: alice.userId,
+      parent_author_id: null,
+      title: 'Ask @Carol_1 anything',
+      excerpt: 'Thanks @bob, and @bob again; mail alice@example.test, not @al.',
+      mentions: ['carol_1', 'bob'],
+    });
+    const names = Array.from({ length: 11 }, (_, i) => `@user_${i}`).join(' ');
+    const top = await h.call(bob, 'POST', `/posts/${post.id}/comments`, { body: { content: names } });
+    const reply = await h.call(alice, 'POST', `/posts/${post.id}/comments`, {
+      body: { content: `  ${'long '.repeat(40)}`, parent_id: top.body.data.id },
+    });
+    const first = await received('content.created', (d) => d.id === top.body.data.id && d.type === 'comment');
+    expect(first.data).toMatchObject({
+      post_author_id: alice.userId,
+      parent_author_id: null,
+      title: post.title,
+    });
+    // The eleventh name is not notified.
+    expect(first.data.mentions).toEqual(Array.from({ length: 10 }, (_, i) => `user_${i}`));
+    const second = await received(
+      'content.created',
+      (d) => d.id === reply.body.data.id && d.type === 'comment',
+    );
+    expect(second.data).toMatchObject({
+      author_id: alice.userId,
+      parent_author_id: bob.userId,
+      mentions: [],
+    });
+    // One plain line of at most 140 characters.
+    expect(second.data.excerpt).toHaveLength(140);
+    expect(second.data.excerpt).toMatch(/^long long .*…$/);
   });
 
   it('commits nothing and publishes nothing when the write fails', async () => {
@@ -266,12 +303,16 @@ describe('events a broker outage delays events, never loses them', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(outageProbe.bodies()).toHaveLength(0);
       proxy.restore();
-      await waitFor(() => outageProbe.bodies().length >= 3, {
+      // Each post is announced twice: post.created, and content.created for its notifications.
+      const createdEvents = () =>
+        (outageProbe.bodies() as EventEnvelope<any>[]).filter((body) => body.event === 'post.created');
+      await waitFor(() => createdEvents().length >= 3, {
         what: 'the three events after recovery',
         timeoutMs: 15_000,
       });
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const ids = (outageProbe.bodies() as EventEnvelope<any>[]).map((body) => body.data.id);
+      expect(outageProbe.bodies()).toHaveLength(6);
+      const ids = createdEvents().map((body) => body.data.id);
       expect(ids).toEqual(created);
     } finally {
       await outageProbe.close();

@@ -7,16 +7,23 @@ import {
   type OperationHandlers,
   type ServiceAppOptions,
 } from '@community/http-kit';
-import { OAUTH_OPERATIONS, operationPath, USER_OPERATIONS, type OperationSpec } from '@community/openapi';
+import {
+  NOTIFICATION_OPERATIONS,
+  OAUTH_OPERATIONS,
+  operationPath,
+  USER_OPERATIONS,
+  type OperationSpec,
+} from '@community/openapi';
 import type { AppDeps } from '../app';
 import { avatarHandlers } from './avatars.routes';
 import { keysHandlers } from './keys.routes';
+import { notificationsHandlers } from './notifications.routes';
 import { oauthAppsHandlers } from './oauth-apps.routes';
 import { oauthErrors } from './oauth-errors';
 import { protocolHandlers } from './oauth-protocol.routes';
 import { usersHandlers } from './users.routes';
 
-const OPERATIONS = [...USER_OPERATIONS, ...OAUTH_OPERATIONS];
+const OPERATIONS = [...USER_OPERATIONS, ...NOTIFICATION_OPERATIONS, ...OAUTH_OPERATIONS];
 
 /**
  * The OAuth protocol endpoints, the metadata document and the default avatars: each on its own path
@@ -31,6 +38,7 @@ export function usersServiceRoutes(router: Router, deps: AppDeps): void {
     ...usersHandlers(deps),
     ...keysHandlers(deps),
     ...oauthAppsHandlers(deps),
+    ...notificationsHandlers(deps),
   };
   operationRoutes(
     router,

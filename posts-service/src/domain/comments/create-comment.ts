@@ -11,6 +11,7 @@ import { addReplies, findLivePost } from '../../db/posts.repository';
 import { commitWithEvents, type TxDeps } from '@community/events';
 import { assertScope } from '@community/access';
 import { toComment } from '../representations';
+import { announceContent } from '../notification-sources';
 import { canSee, visibleTo } from '../visibility';
 
 /** A reply's parent must be a live comment on the same post; a locked post takes no comments at all. */
@@ -26,6 +27,7 @@ export async function createComment(
     const post = visibleTo(actor, await findLivePost(tx, postId), 'post');
     if (post.isLocked) throw new PostLockedError();
     const parentId = body.parent_id ?? null;
+    let parentAuthorId: number | null = null;
     if (parentId !== null) {
       const parent = await findLiveComment(tx, parentId);
       // A hidden parent is no parent for those who cannot see it.
@@ -36,6 +38,7 @@ export async function createComment(
           `parent_id ${parentId} is not a comment on this post`,
         );
       }
+      parentAuthorId = parent.authorId;
     }
     const id = await insertComment(tx, { postId, parentId, authorId: actor.userId, content: body.content });
     await addReplies(tx, postId, 1);
@@ -44,6 +47,16 @@ export async function createComment(
       post_id: postId,
       author_id: actor.userId,
       parent_id: parentId,
+    });
+    await announceContent(tx, {
+      type: 'comment',
+      id,
+      postId,
+      authorId: actor.userId,
+      postAuthorId: post.authorId,
+      parentAuthorId,
+      title: post.title,
+      text: body.content,
     });
     return toComment((await findLiveComment(tx, id))!, base);
   });

@@ -6,6 +6,7 @@ import { findLivePost, insertPost } from '../../db/posts.repository';
 import { moveTagCounts } from '../../db/tags.repository';
 import { commitWithEvents, type TxDeps } from '@community/events';
 import { assertScope } from '@community/access';
+import { announceContent } from '../notification-sources';
 import { toDetail } from '../representations';
 import { slugify } from '../slug';
 
@@ -36,6 +37,16 @@ export async function createPost(
     await addPostCount(tx, body.category_id, 1);
     await moveTagCounts(tx, [], body.tags ?? []);
     await enqueueEvent(tx, 'post.created', { id, title: body.title, author_id: actor.userId });
+    await announceContent(tx, {
+      type: 'post',
+      id,
+      postId: id,
+      authorId: actor.userId,
+      postAuthorId: actor.userId,
+      parentAuthorId: null,
+      title: body.title,
+      text: body.content,
+    });
     return toDetail((await findLivePost(tx, id))!, base);
   });
 }

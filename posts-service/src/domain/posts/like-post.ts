@@ -23,6 +23,7 @@ export async function setPostLike(
         post_id: postId,
         user_id: actor.userId,
         author_id: post.authorId,
+        title: post.title,
       });
     }
     return { post_id: postId, liked, likes: await likeCount(tx, postId) };

@@ -1,0 +1,72 @@
+import type { ServerResponse } from 'node:http';
+import type { Notification } from '@community/contracts';
+
+/** A reader this far behind is dropped: it reconnects with `Last-Event-ID` and loses nothing. */
+const MAX_BUFFERED_BYTES = 256 * 1024;
+/** Ids remembered as sent, against a notification arriving twice (the replay and the bus). */
+const REMEMBERED_IDS = 1_000;
+
+/**
+ * One open `GET /notifications/stream` (DESIGN.md §13): Server-Sent Events, `id:` the notification
+ * id, `event: notification`, `data:` the item. Live notifications that arrive while what was missed
+ * is still being read are held back and sent after it, each id at most once. Ids come in commit
+ * order, which is not always id order (replicas and consumers commit side by side).
+ */
+export class SseStream {
+  private readonly sent = new Set<number>();
+  private held: Notification[] | undefined = [];
+  private readonly heartbeat: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    readonly recipientId: number,
+    private readonly res: ServerResponse,
+    heartbeatMs: number,
+    private readonly onClose: (stream: SseStream) => void,
+  ) {
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      Connection: 'keep-alive',
+      // Any proxy in front (nginx and its kin) must pass each event on at once.
+      'X-Accel-Buffering': 'no',
+    });
+    // The head and a first line go out at once: the client knows the stream is open.
+    res.write(': open\n\n');
+    this.heartbeat = setInterval(() => this.write(': keep-alive\n\n'), heartbeatMs).unref();
+    res.once('close', () => this.close());
+  }
+
+  /** What was missed, oldest first; then the live notifications held meanwhile. */
+  replay(missed: Notification[]): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const item of [...missed, ...held]) this.push(item);
+  }
+
+  push(item: Notification): void {
+    if (this.held) {
+      this.held.push(item);
+      return;
+    }
+    if (this.sent.has(item.id)) return;
+    this.sent.add(item.id);
+    if (this.sent.size > REMEMBERED_IDS) this.sent.delete(this.sent.values().next().value!);
+    this.write(`id: ${item.id}\nevent: notification\ndata: ${JSON.stringify(item)}\n\n`);
+  }
+
+  /** Ends the stream; the client reconnects (to any replica) with `Last-Event-ID`. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.heartbeat);
+    if (!this.res.writableEnded) this.res.end();
+    this.onClose(this);
+  }
+
+  private write(chunk: string): void {
+    if (this.closed) return;
+    if (this.res.writableLength > MAX_BUFFERED_BYTES) return this.close();
+    this.res.write(chunk);
+  }
+}
