@@ -1,4 +1,6 @@
 import {
+  excerptOf,
+  mentionedUsernames,
   createKeyBody,
   createPostBody,
   listPostsQuery,
@@ -68,5 +70,35 @@ describe('dates a client sends', () => {
     expect(expiresAt('9999-12-31T23:59:59-23:59').success).toBe(false);
     expect(expiresAt('9999-12-31T23:59:59+23:59').success).toBe(true);
     expect(expiresAt('2027-02-29T00:00:00Z').success).toBe(false);
+  });
+});
+
+describe('mentionedUsernames (DESIGN.md §13)', () => {
+  it.each([
+    ['@Alice, hi', ['alice']],
+    ['(cc @bob_2) and @carol.', ['bob_2', 'carol']],
+    ['mail bob@example.com or @dave!', ['dave']],
+    ['@al is too short, @x_y_z is fine', ['x_y_z']],
+    ['@Eve @eve @EVE', ['eve']],
+    ['a@b.c, foo@@bar, @@bar, @' + 'x'.repeat(33), []],
+    ['@frank\n@grace\t@heidi', ['frank', 'grace', 'heidi']],
+    ['@ivan@judy', []],
+    ['RTL: שלום @kim ✓ 🎉@lee', ['kim', 'lee']],
+  ])('%j names %j', (text, names) => {
+    expect(mentionedUsernames(text)).toEqual(names);
+  });
+
+  it('takes the first ten distinct names, in order', () => {
+    const text = Array.from({ length: 12 }, (_, i) => `@user_${i} @USER_${i}`).join(' ');
+    expect(mentionedUsernames(text)).toEqual(Array.from({ length: 10 }, (_, i) => `user_${i}`));
+  });
+});
+
+describe('excerptOf', () => {
+  it('flattens whitespace and cuts at 140 characters, counting emoji as one', () => {
+    expect(excerptOf('  a\n\n b\tc ')).toBe('a b c');
+    const long = '🎉'.repeat(200);
+    expect([...excerptOf(long)]).toHaveLength(140);
+    expect(excerptOf(long).endsWith('…')).toBe(true);
   });
 });
