@@ -77,33 +77,47 @@ export type ClaimedDelivery = DeliveryRow &
 
 export interface ClaimLimits {
   limit: number;
-  /** Attempts one endpoint may have in flight in this process. */
+  /** Attempts one endpoint may have in flight, across every dispatcher. */
   perEndpoint: number;
-  /** Attempts all endpoints of one user together may have in flight in this process. */
+  /** Attempts all endpoints of one user together may have in flight, across every dispatcher. */
   perUser: number;
-  inFlight: Map<number, number>;
-  userInFlight: Map<number, number>;
   leaseSeconds: number;
 }
 
+/** Serialises claims across replicas: each sees the leases the one before it took. */
+const CLAIM_LOCK = 'webhooks.claim';
+
 /**
- * Takes due deliveries for one attempt by pushing their due time a lease ahead: another dispatcher
- * (or this one after a crash) picks them up again only if the attempt is never recorded.
+ * Takes due deliveries for one attempt, leasing each: its due time and `leased_until` move a lease
+ * ahead, so another dispatcher (or this one after a crash) picks it up again only if the attempt is
+ * never recorded. Runs in the caller's transaction, under a lock every dispatcher takes, so the
+ * leases it counts are all of them (issue 23: two replicas allowed 20 attempts at one endpoint when
+ * each counted its own).
  *
  * Only live endpoints are looked at, before any limit, and each gives at most its free slots
- * (`perEndpoint` minus its attempts in flight), its oldest first. The picks are taken round-robin —
- * every endpoint's first, then every endpoint's second — and no user gets more than its free share
- * (`perUser`), so one account's backlog can never hold the slots another account's deliveries need.
+ * (`perEndpoint` minus its leases), its oldest first. The picks are taken round-robin — every
+ * endpoint's first, then every endpoint's second — and no user gets more than its free share
+ * (`perUser` minus its leases), so one account's backlog can never hold the slots another account's
+ * deliveries need.
  */
-export async function claimDue(sql: Sql, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
-  const { inFlight, userInFlight, perEndpoint, perUser, leaseSeconds } = limits;
-  return sql<ClaimedDelivery[]>`
-    with slots as (
-      select e.id as endpoint_id, e.user_id, ${perEndpoint} - coalesce(f.n, 0) as free
+export async function claimDue(tx: Tx, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
+  const { perEndpoint, perUser, leaseSeconds } = limits;
+  await tx`select pg_advisory_xact_lock(hashtext(${CLAIM_LOCK}))`;
+  return tx<ClaimedDelivery[]>`
+    with held as (
+      select d.endpoint_id, count(*)::int as n from deliveries d
+      where d.leased_until is not null and d.leased_until > now()
+      group by d.endpoint_id
+    ),
+    slots as (
+      select e.id as endpoint_id, e.user_id, ${perEndpoint} - coalesce(h.n, 0) as free
       from endpoints e
-      left join unnest(${[...inFlight.keys()]}::int[], ${[...inFlight.values()]}::int[]) as f(endpoint_id, n)
-        on f.endpoint_id = e.id
+      left join held h on h.endpoint_id = e.id
       where e.enabled and e.deleted_at is null
+    ),
+    user_held as (
+      select e.user_id, sum(h.n)::int as n from held h join endpoints e on e.id = h.endpoint_id
+      group by e.user_id
     ),
     candidates as (
       select p.id, p.rn, p.next_attempt_at, s.user_id from slots s
@@ -121,19 +135,20 @@ export async function claimDue(sql: Sql, limits: ClaimLimits): Promise<ClaimedDe
              row_number() over (partition by c.user_id order by c.rn, c.next_attempt_at, c.id) as user_rn,
              ${perUser} - coalesce(u.n, 0) as user_free
       from candidates c
-      left join unnest(${[...userInFlight.keys()]}::int[], ${[...userInFlight.values()]}::int[]) as u(user_id, n)
-        on u.user_id = c.user_id
+      left join user_held u on u.user_id = c.user_id
     ),
     picked as (
       select id from fair where user_rn <= user_free
       order by rn, next_attempt_at, id
       limit ${limits.limit}
     )
-    update deliveries d set next_attempt_at = now() + make_interval(secs => ${leaseSeconds})
+    update deliveries d
+    set next_attempt_at = now() + make_interval(secs => ${leaseSeconds}),
+        leased_until = now() + make_interval(secs => ${leaseSeconds})
     from endpoints e
     -- an array, not a join: with stale statistics the planner re-ran "picked" once per pending row
     where d.id = any(array(select id from picked)) and e.id = d.endpoint_id
-      -- re-checked under the row lock: a concurrent claimer (or a delete) that got here first wins
+      -- re-checked under the row lock: a delete that got here first wins
       and d.status = 'pending' and d.next_attempt_at <= now() and e.enabled and e.deleted_at is null
     returning d.*, e.user_id, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.failing_since`;
 }
@@ -163,7 +178,7 @@ export async function recordAttempt(db: Db, id: number, record: AttemptRecord): 
       status = case when status = 'cancelled' and ${retry} then 'cancelled' else ${record.status} end,
       next_attempt_at = case when status = 'cancelled' and ${retry} then null else ${record.nextAttemptAt}::timestamptz end,
       response_status = ${record.responseStatus}, duration_ms = ${record.durationMs}, last_error = ${record.error},
-      updated_at = now()
+      leased_until = null, updated_at = now()
     where id = ${id}`;
 }
 

@@ -22,9 +22,9 @@ export interface DispatcherOptions {
   /** Opens the sealed signing secrets. */
   box: SecretBox;
   registry?: Registry;
-  /** At most this many attempts in flight per endpoint (DESIGN.md §7). */
+  /** At most this many attempts in flight per endpoint, across replicas (DESIGN.md §7). */
   perEndpoint?: number;
-  /** At most this many attempts in flight for all endpoints of one user together (DESIGN.md §9). */
+  /** At most this many attempts in flight for all endpoints of one user together, across replicas (DESIGN.md §9). */
   perUser?: number;
   maxInFlight?: number;
   pollIntervalMs?: number;
@@ -35,12 +35,11 @@ export interface DispatcherOptions {
 
 /**
  * Sends due deliveries. Each attempt runs on its own: a slow or dead endpoint holds at most
- * `perEndpoint` of the `maxInFlight` slots, one user's endpoints together at most `perUser`, and
- * neither ever delays the others.
+ * `perEndpoint` attempts in flight, one user's endpoints together at most `perUser` — counted as
+ * leases in the database, so across every replica — and neither ever delays the others; this process
+ * runs at most `maxInFlight` at once.
  */
 export class Dispatcher {
-  private readonly inFlight = new Map<number, number>();
-  private readonly userInFlight = new Map<number, number>();
   private running = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
@@ -125,17 +124,16 @@ export class Dispatcher {
   }
 
   private async tick(): Promise<void> {
-    const perEndpoint = this.opts.perEndpoint ?? 10;
     const free = (this.opts.maxInFlight ?? 200) - this.running.size;
     if (free <= 0) return;
-    const claimed = await claimDue(this.opts.sql, {
-      limit: free,
-      perEndpoint,
-      perUser: this.opts.perUser ?? 50,
-      inFlight: new Map(this.inFlight),
-      userInFlight: new Map(this.userInFlight),
-      leaseSeconds: this.opts.leaseSeconds ?? 60,
-    });
+    const claimed = await inTransaction(this.opts.sql, (tx) =>
+      claimDue(tx, {
+        limit: free,
+        perEndpoint: this.opts.perEndpoint ?? 10,
+        perUser: this.opts.perUser ?? 50,
+        leaseSeconds: this.opts.leaseSeconds ?? 60,
+      }),
+    );
     for (const delivery of claimed) {
       const work = this.attempt(delivery).finally(() => this.running.delete(work));
       this.running.add(work);
@@ -143,9 +141,6 @@ export class Dispatcher {
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
-    const { endpointId, userId } = delivery;
-    add(this.inFlight, endpointId, 1);
-    add(this.userInFlight, userId, 1);
     try {
       const secrets = signingSecrets(this.opts.box, delivery);
       const result = await sendWebhook({
@@ -164,8 +159,6 @@ export class Dispatcher {
         'attempt not recorded',
       );
     } finally {
-      add(this.inFlight, endpointId, -1);
-      add(this.userInFlight, userId, -1);
       this.kick();
     }
   }
@@ -198,10 +191,4 @@ export class Dispatcher {
       await cancelPending(tx, endpointId);
     });
   }
-}
-
-function add(counts: Map<number, number>, id: number, by: number): void {
-  const n = (counts.get(id) ?? 0) + by;
-  if (n > 0) counts.set(id, n);
-  else counts.delete(id);
 }

@@ -147,19 +147,25 @@ describe('the due query', () => {
 
   // The rows above are due an hour from now: the running dispatcher leaves them alone, and each
   // claim below looks an hour ahead by moving them back, inside a transaction it then rolls back.
-  async function claim(limits: { limit: number; userInFlight?: Map<number, number> }) {
+  // `leasedPerEndpoint` of each of user 900's endpoints' deliveries are in flight (leased, by any replica).
+  async function claim(limits: { limit: number; perUser?: number; leasedPerEndpoint?: number }) {
     let owners: number[] = [];
     await h.sql
       .begin(async (tx) => {
         await tx`
           update deliveries d set next_attempt_at = next_attempt_at - interval '2 hours'
           from endpoints e where e.id = d.endpoint_id and e.user_id = any(${users}::int[]) and d.status = 'pending'`;
+        await tx`
+          update deliveries set leased_until = now() + interval '1 minute', next_attempt_at = now() + interval '1 minute'
+          where id in (
+            select id from (
+              select d.id, row_number() over (partition by d.endpoint_id order by d.id) as n
+              from deliveries d join endpoints e on e.id = d.endpoint_id where e.user_id = 900
+            ) ranked where n <= ${limits.leasedPerEndpoint ?? 0})`;
         const claimed = await claimDue(tx as never, {
           limit: limits.limit,
           perEndpoint: 10,
-          perUser: 50,
-          inFlight: new Map(),
-          userInFlight: limits.userInFlight ?? new Map(),
+          perUser: limits.perUser ?? 50,
           leaseSeconds: 60,
         });
         owners = claimed.map((row) => row.userId).sort();
@@ -179,8 +185,15 @@ describe('the due query', () => {
     expect(await claim({ limit: 100 })).toHaveLength(31);
   });
 
+  it('gives an endpoint only the slots its leases leave, whoever holds them', async () => {
+    // 7 leased of 10 on each of the three: 3 more each.
+    expect(await claim({ limit: 100, leasedPerEndpoint: 7 })).toHaveLength(3 * 3 + 1);
+    expect(await claim({ limit: 100, leasedPerEndpoint: 10 })).toEqual([901]);
+  });
+
   it("gives nothing more to a user whose endpoints already hold the user's share of slots", async () => {
-    expect(await claim({ limit: 100, userInFlight: new Map([[900, 50]]) })).toEqual([901]);
-    expect(await claim({ limit: 100, userInFlight: new Map([[900, 45]]) })).toHaveLength(6);
+    // 3 leased on each of three endpoints: 9 of the user's share.
+    expect(await claim({ limit: 100, perUser: 9, leasedPerEndpoint: 3 })).toEqual([901]);
+    expect(await claim({ limit: 100, perUser: 14, leasedPerEndpoint: 3 })).toHaveLength(5 + 1);
   });
 });
