@@ -1,6 +1,6 @@
 import { WebhookReceiver } from './receiver';
 import { externalSettings } from './settings';
-import { startOwnedStack, type OwnedStack } from './stack/owned-stack';
+import { startOwnedStack, type OwnedStack, type OwnedStackOptions } from './stack/owned-stack';
 import { World } from './world';
 
 /** The stack a test file runs against, the suite's webhook receiver, and the people in it. */
@@ -14,7 +14,7 @@ export interface Target {
 }
 
 /** Starts an own stack (default) or connects to E2E_BASE_URL; `label` names the run's database. */
-export async function openTarget(label: string): Promise<Target> {
+export async function openTarget(label: string, options: OwnedStackOptions = {}): Promise<Target> {
   const external = externalSettings();
   if (external) {
     const receiver = await WebhookReceiver.start({
@@ -30,7 +30,7 @@ export async function openTarget(label: string): Promise<Target> {
       close: () => receiver.close(),
     };
   }
-  const owned = await startOwnedStack(label);
+  const owned = await startOwnedStack(label, options);
   const receiver = await WebhookReceiver.start();
   return {
     baseUrl: owned.baseUrl,
@@ -45,8 +45,11 @@ export async function openTarget(label: string): Promise<Target> {
 }
 
 /** For the files under test/owned-stack, which need the processes and links they break. */
-export async function openOwnedTarget(label: string): Promise<Target & { owned: OwnedStack }> {
-  const target = await openTarget(label);
+export async function openOwnedTarget(
+  label: string,
+  options: OwnedStackOptions = {},
+): Promise<Target & { owned: OwnedStack }> {
+  const target = await openTarget(label, options);
   if (!target.owned)
     throw new Error('this file needs the stack the suite starts itself (unset E2E_BASE_URL)');
   return target as Target & { owned: OwnedStack };

@@ -3,6 +3,7 @@ import {
   boolVar,
   dataServiceEnv,
   emptyAsUndefined,
+  intVar,
   loadConfig,
   parseConfig,
   portVar,
@@ -22,6 +23,11 @@ export const webhookConfigSchema = z.object({
     }),
   /** Loopback and private addresses are refused unless this is true (npm start sets it for local receivers). */
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolVar(false),
+  /**
+   * How long an attempt holds its delivery: one whose dispatcher died is sent again after this. Longer
+   * than an attempt may take (10 s), or a slow attempt would be sent twice.
+   */
+  WEBHOOK_LEASE_SECONDS: intVar(60, 15),
   /** Seconds to wait before each retry; its length is the number of retries after the first attempt. */
   WEBHOOK_RETRY_SCHEDULE: z
     .preprocess(emptyAsUndefined, z.string().default(DEFAULT_RETRY_SCHEDULE))

@@ -47,7 +47,7 @@ export function start(
         allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
         box,
         pollIntervalMs: tuning.pollIntervalMs ?? 200,
-        leaseSeconds: tuning.leaseSeconds,
+        leaseSeconds: tuning.leaseSeconds ?? config.WEBHOOK_LEASE_SECONDS,
         timeoutMs: tuning.timeoutMs,
       });
       // dispatch: false runs a consumer only (tests use it to stop between fan-out and delivery).

@@ -7,8 +7,10 @@ import {
   freePort,
   redisPrefix,
   serviceSandbox,
+  startBalancer,
   startTcpProxy,
   testInfra,
+  type Balancer,
   type TcpProxy,
 } from '@community/test-harness';
 import { ServiceProcess, type ServiceName } from './service-process';
@@ -23,7 +25,12 @@ export interface AdminCredentials {
 export interface OwnedStack {
   baseUrl: string;
   admin: AdminCredentials;
+  /** The first process of each service. */
   services: Record<ServiceName, ServiceProcess>;
+  /** Every process of each service (two of each with `replicas: 2`). */
+  replicas: Record<ServiceName, ServiceProcess[]>;
+  /** With replicas: the round-robin balancer in front of each service's processes (a Kubernetes Service). */
+  balancers: Partial<Record<ServiceName, Balancer>>;
   /** Every service's AMQP connection goes through this proxy. */
   amqpProxy: TcpProxy;
   /** The gateway's Redis connection goes through this proxy. */
@@ -46,11 +53,25 @@ export const E2E_RETRY_SCHEDULE = '1,1,1,2,2,3,3,5';
  */
 export const CRASH_AFTER_COMMIT_KEY = 'e2e-crash-after-commit';
 
+export interface OwnedStackOptions {
+  /**
+   * Processes of each service (issue 23). With more than one, each service's processes stand behind
+   * a round-robin TCP balancer: the gateways reach the services through theirs, clients reach the
+   * gateways through the gateway's.
+   */
+  replicas?: number;
+}
+
+const SERVICE_NAMES: ServiceName[] = ['posts', 'users', 'webhooks', 'gateway'];
+
 /**
  * Starts posts-service, users-service, webhook-service and the gateway the way `npm start` does, on
  * free ports, with a fresh database, exchange and Redis prefix of their own.
  */
-export async function startOwnedStack(label: string): Promise<OwnedStack> {
+export async function startOwnedStack(
+  label: string,
+  { replicas = 1 }: OwnedStackOptions = {},
+): Promise<OwnedStack> {
   const infra = testInfra();
   const sandbox = await serviceSandbox(`e2e_${label}`);
   const amqpTarget = new URL(infra.amqpUrl);
@@ -68,12 +89,18 @@ export async function startOwnedStack(label: string): Promise<OwnedStack> {
     password: randomBytes(18).toString('base64url'),
     email: 'e2e_admin@example.test',
   };
-  const [postsPort, usersPort, webhooksPort, gatewayPort] = await Promise.all([
-    freePort(),
-    freePort(),
-    freePort(),
-    freePort(),
-  ]);
+  const ports = Object.fromEntries(
+    await Promise.all(
+      SERVICE_NAMES.map(
+        async (name) =>
+          [name, await Promise.all(Array.from({ length: replicas }, () => freePort()))] as const,
+      ),
+    ),
+  ) as Record<ServiceName, number[]>;
+  // One prefix for every gateway replica: they count the same windows.
+  const limitsPrefix = redisPrefix(`e2e_${label}`);
+  // One key for every webhook-service replica: each must open the secrets another sealed.
+  const webhookSecretsKey = randomBytes(32).toString('base64');
   // Only what the services read, so nothing from the developer's shell (DATABASE_URL, …) leaks in.
   const common: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -90,65 +117,85 @@ export async function startOwnedStack(label: string): Promise<OwnedStack> {
   const service = (
     name: ServiceName,
     dir: string,
-    port: number,
-    env: NodeJS.ProcessEnv,
+    envFor: (port: number) => NodeJS.ProcessEnv,
     nodeArgs?: string[],
-  ) =>
-    new ServiceProcess({
-      name,
-      dir,
-      port,
-      env: { ...common, ...env },
-      nodeArgs,
-      logFile: path.join(logDir, `${name}.log`),
-    });
-  const services: Record<ServiceName, ServiceProcess> = {
-    posts: service('posts', 'posts-service', postsPort!, {
-      POSTS_SERVICE_PORT: String(postsPort),
+  ): ServiceProcess[] =>
+    ports[name].map(
+      (port, i) =>
+        new ServiceProcess({
+          name,
+          dir,
+          port,
+          env: { ...common, ...envFor(port) },
+          nodeArgs,
+          logFile: path.join(logDir, replicas === 1 ? `${name}.log` : `${name}-${i + 1}.log`),
+        }),
+    );
+  // With replicas, each service's processes stand behind a balancer, as behind a Kubernetes Service.
+  const balancers: Partial<Record<ServiceName, Balancer>> = {};
+  if (replicas > 1)
+    for (const name of SERVICE_NAMES)
+      balancers[name] = await startBalancer(ports[name].map((port) => ({ port })));
+  const reach = (name: ServiceName) => balancers[name]?.url ?? `http://127.0.0.1:${ports[name][0]}`;
+  const all: Record<ServiceName, ServiceProcess[]> = {
+    posts: service('posts', 'posts-service', (port) => ({
+      POSTS_SERVICE_PORT: String(port),
       E2E_CRASH_AFTER_COMMIT_KEY: CRASH_AFTER_COMMIT_KEY,
-    }),
-    users: service('users', 'users-service', usersPort!, {
-      USERS_SERVICE_PORT: String(usersPort),
+    })),
+    users: service('users', 'users-service', (port) => ({
+      USERS_SERVICE_PORT: String(port),
       ADMIN_USERNAME: admin.username,
       ADMIN_PASSWORD: admin.password,
       ADMIN_EMAIL: admin.email,
-    }),
-    webhooks: service('webhooks', 'webhook-service', webhooksPort!, {
-      WEBHOOK_SERVICE_PORT: String(webhooksPort),
+    })),
+    webhooks: service('webhooks', 'webhook-service', (port) => ({
+      WEBHOOK_SERVICE_PORT: String(port),
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_RETRY_SCHEDULE: E2E_RETRY_SCHEDULE,
-      SECRETS_KEY: randomBytes(32).toString('base64'),
-    }),
+      // An attempt of a killed replica is taken over within the test, not a minute later.
+      WEBHOOK_LEASE_SECONDS: '15',
+      SECRETS_KEY: webhookSecretsKey,
+    })),
     gateway: service(
       'gateway',
       'gateway',
-      gatewayPort!,
-      {
-        GATEWAY_PORT: String(gatewayPort),
+      (port) => ({
+        GATEWAY_PORT: String(port),
         REDIS_URL: redisProxy.url(infra.redisUrl),
-        REDIS_PREFIX: redisPrefix(`e2e_${label}`),
-        POSTS_SERVICE_URL: `http://127.0.0.1:${postsPort}`,
-        USERS_SERVICE_URL: `http://127.0.0.1:${usersPort}`,
-        WEBHOOK_SERVICE_URL: `http://127.0.0.1:${webhooksPort}`,
+        REDIS_PREFIX: limitsPrefix,
+        POSTS_SERVICE_URL: reach('posts'),
+        USERS_SERVICE_URL: reach('users'),
+        WEBHOOK_SERVICE_URL: reach('webhooks'),
+        GATEWAY_REPLICAS: String(replicas),
         // The suite stands in for many clients on one machine: it names each in X-Forwarded-For, as a
         // load balancer would, so per-address limits (registrations, anonymous calls) apply per client.
         TRUST_PROXY: 'loopback',
-      },
+      }),
       ['--max-semi-space-size=32'],
     ),
   };
+  const services = Object.fromEntries(SERVICE_NAMES.map((name) => [name, all[name][0]!])) as Record<
+    ServiceName,
+    ServiceProcess
+  >;
+  const data = [...all.posts, ...all.users, ...all.webhooks];
 
   const stopAll = async () => {
-    // The gateway first, as a deployment drains: its last key-usage report still finds users-service.
-    await services.gateway.stop();
-    await Promise.all([services.posts.stop(), services.users.stop(), services.webhooks.stop()]);
-    for (const s of Object.values(services)) s.close();
-    await Promise.all([amqpProxy.stop(), redisProxy.stop()]);
+    // The gateways first, as a deployment drains: their last key-usage report still finds users-service.
+    await Promise.all(all.gateway.map((p) => p.stop()));
+    await Promise.all(data.map((p) => p.stop()));
+    for (const p of [...data, ...all.gateway]) p.close();
+    await Promise.all([
+      amqpProxy.stop(),
+      redisProxy.stop(),
+      ...Object.values(balancers).map((b) => b.stop()),
+    ]);
   };
   try {
-    // The data services migrate their own schemas, so they can start together; the gateway last.
-    await Promise.all([services.users.start(), services.posts.start(), services.webhooks.start()]);
-    await services.gateway.start();
+    // The data services migrate their own schemas, so they can start together (every replica at once:
+    // their migrations wait for each other); the gateways last.
+    await Promise.all(data.map((p) => p.start()));
+    await Promise.all(all.gateway.map((p) => p.start()));
   } catch (err) {
     await stopAll();
     await sandbox.cleanup(DATA_SERVICES);
@@ -156,9 +203,11 @@ export async function startOwnedStack(label: string): Promise<OwnedStack> {
   }
 
   return {
-    baseUrl: services.gateway.url,
+    baseUrl: reach('gateway'),
     admin,
     services,
+    replicas: all,
+    balancers,
     amqpProxy,
     redisProxy,
     databaseName: sandbox.database.name,

@@ -22,3 +22,4 @@ export {
 } from './service-under-test';
 export { openEventStream, type OpenedStream, type StreamEvent } from './event-stream';
 export { publishEvents, testEnvelope } from './publish-events';
+export { startBalancer, type Balancer } from './balancer';

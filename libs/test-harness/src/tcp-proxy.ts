@@ -93,7 +93,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
 }
 
 /** Keeps `socket` in `live` until it closes; its errors (resets, refused upstream) just end it. */
-function track(live: Set<net.Socket>, socket: net.Socket): net.Socket {
+export function track(live: Set<net.Socket>, socket: net.Socket): net.Socket {
   live.add(socket);
   socket.on('error', () => {});
   socket.once('close', () => live.delete(socket));
