@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import {
-  freePort,
+  freePorts,
   redisPrefix,
   serviceSandbox,
   startBalancer,
@@ -89,14 +89,12 @@ export async function startOwnedStack(
     password: randomBytes(18).toString('base64url'),
     email: 'e2e_admin@example.test',
   };
+  // Every port at once and distinct: one picked for a balancer never lands on a service's.
+  const picked = await freePorts(SERVICE_NAMES.length * (replicas + 1));
   const ports = Object.fromEntries(
-    await Promise.all(
-      SERVICE_NAMES.map(
-        async (name) =>
-          [name, await Promise.all(Array.from({ length: replicas }, () => freePort()))] as const,
-      ),
-    ),
+    SERVICE_NAMES.map((name, i) => [name, picked.slice(i * replicas, (i + 1) * replicas)]),
   ) as Record<ServiceName, number[]>;
+  const balancerPorts = picked.slice(SERVICE_NAMES.length * replicas);
   // One prefix for every gateway replica: they count the same windows.
   const limitsPrefix = redisPrefix(`e2e_${label}`);
   // One key for every webhook-service replica: each must open the secrets another sealed.

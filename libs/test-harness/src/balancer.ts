@@ -18,7 +18,11 @@ const HOST = '127.0.0.1';
  * following one (as a Service stops sending to a pod that is gone). A connection stays with its
  * target for its life; when either side closes or dies, so does the other.
  */
-export async function startBalancer(targets: { host?: string; port: number }[]): Promise<Balancer> {
+export async function startBalancer(
+  targets: { host?: string; port: number }[],
+  /** The port to listen on (0: any free one). */
+  listenPort = 0,
+): Promise<Balancer> {
   if (targets.length === 0) throw new Error('a balancer needs at least one target');
   const live = new Set<net.Socket>();
   const given = targets.map(() => 0);
@@ -50,7 +54,7 @@ export async function startBalancer(targets: { host?: string; port: number }[]):
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, HOST, resolve);
+    server.listen(listenPort, HOST, resolve);
   });
   const { port } = server.address() as AddressInfo;
   return {

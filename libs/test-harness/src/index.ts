@@ -8,7 +8,7 @@ export { deleteAmqpObjects } from './amqp-cleanup';
 export { waitFor } from './wait-for';
 export type { TcpProxy } from './tcp-proxy';
 export { startTcpProxy } from './tcp-proxy';
-export { freePort } from './free-port';
+export { freePort, freePorts } from './free-port';
 export { probeQueue, type ProbeQueue } from './probe-queue';
 export { apiClient, actor, type ApiResponse, type RequestOptions } from './api-client';
 export { serviceSandbox, type ServiceSandbox } from './service-sandbox';
