@@ -30,6 +30,7 @@ const FULL_RETRY_AFTER_SECONDS = 5;
 export class OpenStreams {
   private readonly held = new Set<Held>();
   private readonly recheck: NodeJS.Timeout;
+  private checking = false;
 
   constructor(private readonly opts: OpenStreamsOptions) {
     this.recheck = setInterval(() => void this.checkAll(), opts.recheckMs).unref();
@@ -68,6 +69,17 @@ export class OpenStreams {
   }
 
   private async checkAll(): Promise<void> {
+    // A slow users-service must not pile one round of checks on another.
+    if (this.checking) return;
+    this.checking = true;
+    try {
+      await this.checkEach();
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  private async checkEach(): Promise<void> {
     for (const held of [...this.held]) {
       let resolved: ResolvedKey | null;
       try {
