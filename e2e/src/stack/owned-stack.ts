@@ -132,8 +132,11 @@ export async function startOwnedStack(
   // With replicas, each service's processes stand behind a balancer, as behind a Kubernetes Service.
   const balancers: Partial<Record<ServiceName, Balancer>> = {};
   if (replicas > 1)
-    for (const name of SERVICE_NAMES)
-      balancers[name] = await startBalancer(ports[name].map((port) => ({ port })));
+    for (const [i, name] of SERVICE_NAMES.entries())
+      balancers[name] = await startBalancer(
+        ports[name].map((port) => ({ port })),
+        balancerPorts[i],
+      );
   const reach = (name: ServiceName) => balancers[name]?.url ?? `http://127.0.0.1:${ports[name][0]}`;
   const all: Record<ServiceName, ServiceProcess[]> = {
     posts: service('posts', 'posts-service', (port) => ({

@@ -234,11 +234,11 @@ it('carries on when one process of each service is SIGKILLed mid-traffic: nothin
   expect(outcomes.filter((o) => o.ms >= 10_000)).toEqual([]);
   const afterKill = outcomes.filter((o) => o.at > killedAt);
   const failures = afterKill.filter((o) => o.status !== 200 && o.status !== 201);
-  // How long the survivors took to carry everything: the last failure after the kill.
+  // The survivors carry on at once: what failed after the kill is a connection the dead gateway cut
+  // (no answer at all) or a fast 503, and nothing fails a breaker's reset (5 s) after it.
+  expect(failures.filter((o) => o.status !== 0 && o.status !== 503)).toEqual([]);
   const lastFailure = Math.max(killedAt, ...failures.map((o) => o.at + o.ms)) - killedAt;
-  console.log(
-    `after the kill: ${afterKill.length} requests, ${failures.length} failed (${[...new Set(failures.map((o) => o.status))].join(', ')}), the last ${lastFailure} ms after it`,
-  );
+  expect(lastFailure).toBeLessThan(6_000);
 
   // Nothing lost, nothing twice: every title answered 201 exists once, with the id it was answered.
   const mine: { id: number; title: string }[] = [];
