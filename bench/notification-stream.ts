@@ -1,0 +1,176 @@
+/**
+ * Notifications (issue #20): `npm run bench:notifications`, loopback only, bounded. The whole stack
+ * as child processes (the e2e suite's owned stack: its own database, exchange and Redis prefix,
+ * dropped at the end).
+ * 1. Latency: a member holds one stream open through the gateway; another member comments on the
+ *    member's post BENCH_COMMENTS (500) times, one at a time, then BENCH_COMMENTS more with
+ *    BENCH_IN_FLIGHT (8) at once; each timed from just before its POST to the arrival of its reply
+ *    notification on the stream (target p99 ≤ 1 s).
+ * 2. Memory: BENCH_STREAMS (1000) streams opened through the gateway (5 per account), the resident
+ *    memory of users-service and the gateway before and after, per 1,000 streams.
+ */
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { createComment, createPost } from '../e2e/src/flows';
+import { startOwnedStack } from '../e2e/src/stack/owned-stack';
+import { UNLIMITED, World, type Member } from '../e2e/src/world';
+
+process.env.TEST_PG_URL ??= process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+process.env.TEST_REDIS_URL ??= process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+process.env.TEST_AMQP_URL ??= process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+process.env.TEST_RUN_ID ??= `bench${randomBytes(3).toString('hex')}`;
+process.env.E2E_LOG_LEVEL ??= 'warn';
+
+const COMMENTS = Number(process.env.BENCH_COMMENTS ?? 500);
+const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 8);
+const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
+const PER_ACCOUNT = 5;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Stream {
+  /** Arrival time of each reply notification, by the comment it is about. */
+  arrived: Map<number, number>;
+  /** Who waits for the notification of which comment. */
+  waiters: Map<number, () => void>;
+  opened: Promise<number>;
+  close(): void;
+}
+
+/** A stream read as Server-Sent Events, timing each notification as its frame completes. */
+function openStream(url: string, key: string): Stream {
+  const arrived = new Map<number, number>();
+  const waiters = new Map<number, () => void>();
+  let req: http.ClientRequest;
+  const opened = new Promise<number>((resolve, reject) => {
+    req = http.get(url, { agent: false, headers: { authorization: `Bearer ${key}` } }, (res) => {
+      let buffer = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        if (buffer.startsWith(': open')) resolve(res.statusCode ?? 0);
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) !== -1) {
+          const frame = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = /^data: (.*)$/m.exec(frame)?.[1];
+          if (!data) continue;
+          const item = JSON.parse(data) as { kind: string; subject: { id: number } };
+          if (item.kind !== 'reply') continue;
+          arrived.set(item.subject.id, performance.now());
+          waiters.get(item.subject.id)?.();
+        }
+      });
+      res.on('error', () => undefined);
+      if (res.statusCode !== 200) resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+  });
+  return { arrived, waiters, opened, close: () => req.destroy() };
+}
+
+function arrival(stream: Stream, commentId: number, timeoutMs = 10_000): Promise<number> {
+  const known = stream.arrived.get(commentId);
+  if (known !== undefined) return Promise.resolve(known);
+  const { waiters } = stream;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no notification for comment ${commentId}`)), timeoutMs);
+    waiters.set(commentId, () => {
+      clearTimeout(timer);
+      waiters.delete(commentId);
+      resolve(stream.arrived.get(commentId)!);
+    });
+  });
+}
+
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const summary = (ms: number[]) => {
+  const s = [...ms].sort((a, b) => a - b);
+  return `n=${s.length} p50 ${pct(s, 50).toFixed(1)} ms, p90 ${pct(s, 90).toFixed(1)} ms, p99 ${pct(s, 99).toFixed(1)} ms, max ${s.at(-1)!.toFixed(1)} ms`;
+};
+
+async function latency(world: World, url: string, author: Member, replier: Member, postId: number) {
+  const stream = openStream(url, author.key);
+  if ((await stream.opened) !== 200) throw new Error('the stream did not open');
+  const one = async () => {
+    const sent = performance.now();
+    const comment = await createComment(world.as(replier), postId, 'Timed reply');
+    return (await arrival(stream, comment.id)) - sent;
+  };
+  try {
+    for (let i = 0; i < 10; i++) await one(); // warm-up
+    const sequential: number[] = [];
+    for (let i = 0; i < COMMENTS; i++) sequential.push(await one());
+    const parallel: number[] = [];
+    let left = COMMENTS;
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (left-- > 0) parallel.push(await one());
+      }),
+    );
+    return { sequential, parallel };
+  } finally {
+    stream.close();
+  }
+}
+
+async function memory(world: World, url: string, rss: () => { users: number; gateway: number }) {
+  // A few at a time: each registration hashes a password, and 200 at once would be a load test.
+  const accounts: Member[] = [];
+  const wanted = Math.ceil(STREAMS / PER_ACCOUNT);
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (accounts.length < wanted) accounts.push(await world.member());
+    }),
+  );
+  await sleep(2_000);
+  const before = rss();
+  const streams: Stream[] = [];
+  for (const account of accounts)
+    for (let i = 0; i < PER_ACCOUNT && streams.length < STREAMS; i++)
+      streams.push(openStream(url, account.key));
+  const statuses = await Promise.all(streams.map((s) => s.opened));
+  const open = statuses.filter((s) => s === 200).length;
+  await sleep(3_000);
+  const after = rss();
+  for (const s of streams) s.close();
+  return { open, refused: statuses.length - open, before, after };
+}
+
+async function main() {
+  const stack = await startOwnedStack('bench_notif');
+  try {
+    const world = new World(stack.baseUrl, stack.admin);
+    const [author, replier] = await Promise.all([
+      world.member({ plan: UNLIMITED }),
+      world.member({ plan: UNLIMITED }),
+    ]);
+    const post = await createPost(world.as(author), await world.category());
+    const url = `${stack.baseUrl}/api/v1/notifications/stream`;
+    console.log(`comment created → reply notification on the recipient's stream, through the gateway:`);
+    const { sequential, parallel } = await latency(world, url, author, replier, post.id);
+    console.log(`  one at a time:        ${summary(sequential)}`);
+    console.log(`  ${IN_FLIGHT} in flight:          ${summary(parallel)}`);
+    const rss = () => ({
+      users: stack.services.users.rssKiB() ?? 0,
+      gateway: stack.services.gateway.rssKiB() ?? 0,
+    });
+    const m = await memory(world, url, rss);
+    const per1000 = (kib: number) => `${(((kib / m.open) * 1000) / 1024).toFixed(1)} MiB`;
+    console.log(`${m.open} streams open (${m.refused} refused), resident memory before → after:`);
+    console.log(
+      `  users-service ${(m.before.users / 1024).toFixed(0)} → ${(m.after.users / 1024).toFixed(0)} MiB (${per1000(m.after.users - m.before.users)} per 1,000 streams)`,
+    );
+    console.log(
+      `  gateway       ${(m.before.gateway / 1024).toFixed(0)} → ${(m.after.gateway / 1024).toFixed(0)} MiB (${per1000(m.after.gateway - m.before.gateway)} per 1,000 streams)`,
+    );
+  } finally {
+    await stack.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
