@@ -89,8 +89,10 @@ export async function startOwnedStack(
     password: randomBytes(18).toString('base64url'),
     email: 'e2e_admin@example.test',
   };
-  // Every port at once and distinct: one picked for a balancer never lands on a service's.
-  const picked = await freePorts(SERVICE_NAMES.length * (replicas + 1));
+  // Every port at once and distinct: one picked for a balancer never lands on a service's. (Balancers
+  // only with replicas: fewer ports held unbound while the processes boot, which is when another
+  // file's stack, starting beside this one, could be handed one of them.)
+  const picked = await freePorts(SERVICE_NAMES.length * (replicas > 1 ? replicas + 1 : 1));
   const ports = Object.fromEntries(
     SERVICE_NAMES.map((name, i) => [name, picked.slice(i * replicas, (i + 1) * replicas)]),
   ) as Record<ServiceName, number[]>;
