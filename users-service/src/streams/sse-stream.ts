@@ -35,6 +35,11 @@ export class SseStream {
     res.write(': open\n\n');
     this.heartbeat = setInterval(() => this.write(': keep-alive\n\n'), heartbeatMs).unref();
     res.once('close', () => this.close());
+    // A client that left while what it missed was being read is gone already: no 'close' will come.
+    // (Checked once the hub holds the stream, so that closing takes it out again.)
+    queueMicrotask(() => {
+      if (!res.socket || res.socket.destroyed) this.close();
+    });
   }
 
   /** What was missed, oldest first; then the live notifications held meanwhile. */
