@@ -12,6 +12,7 @@ import {
   missedNotifications,
   notificationsAfter,
   readNotifications,
+  streamRecipient,
   unreadCount,
 } from '../domain/notifications/read';
 
@@ -37,10 +38,11 @@ export function notificationsHandlers(deps: Pick<AppDeps, 'sql' | 'streams'>): O
       ),
     streamNotifications: async (req, res) => {
       const actor = requireActor(res.locals);
+      const recipient = streamRecipient(actor);
       const lastEventId = parseLastEventId(req.headers['last-event-id']);
       // Checked before the stream opens: after it, an error could no longer be an answer.
       const missed = lastEventId === undefined ? [] : await missedNotifications(deps.sql, actor, lastEventId);
-      const stream = deps.streams.attach(actor.userId, res);
+      const stream = deps.streams.attach(recipient, res);
       // What was stored between that read and the attach went by before the stream listened: read
       // again (what comes from now on is held until then).
       const since = missed.at(-1)?.id ?? lastEventId;

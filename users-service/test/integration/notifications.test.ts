@@ -280,6 +280,9 @@ describe('the notification endpoints', () => {
     expect((await h.call(me.as, 'GET', '/notifications?cursor=nonsense')).status).toBe(400);
     const reader = actor(me.user.id, 'member', ['read']);
     expect((await h.call(reader, 'POST', '/notifications/read', { body: { all: true } })).status).toBe(403);
+    // The stream needs read, checked here too (the gateway checks it first).
+    const writer = actor(me.user.id, 'member', ['write']);
+    expect((await h.call(writer, 'GET', '/notifications/stream')).status).toBe(403);
     expect((await h.call(null, 'GET', '/notifications')).status).toBe(401);
   });
 });

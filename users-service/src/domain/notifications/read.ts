@@ -57,6 +57,12 @@ export async function markNotificationsRead(sql: Sql, actor: Actor, body: MarkRe
   return { marked: await markRead(sql, actor.userId, 'ids' in body ? body.ids : 'all') };
 }
 
+/** Whose stream this caller may open: their own, with `read`. */
+export function streamRecipient(actor: Actor): number {
+  assertScope(actor, 'read');
+  return actor.userId;
+}
+
 /** What a stream reconnecting with `Last-Event-ID` missed: up to STREAM_REPLAY_LIMIT, oldest first. */
 export async function missedNotifications(
   sql: Sql,
