@@ -76,6 +76,7 @@ it('delivers every reply to streams on both processes, whichever one stored it',
     const comments = batch.map((c: { id: number }) => c.id);
     await waitFor(async () => (await applied(first)) + (await applied(second)) - before === 12 || undefined, {
       what: 'twelve comments applied by the two processes',
+      timeoutMs: 20_000,
     });
     const replies = (s: OpenedStream) =>
       s
