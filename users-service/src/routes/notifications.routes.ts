@@ -48,7 +48,7 @@ export function notificationsHandlers(deps: Pick<AppDeps, 'sql' | 'streams'>): O
       const since = missed.at(-1)?.id ?? lastEventId;
       try {
         const caughtUp = since === undefined ? [] : await missedNotifications(deps.sql, actor, since);
-        stream.replay([...missed, ...caughtUp]);
+        stream.replay([...missed, ...caughtUp], lastEventId);
       } catch {
         // The stream is open already: closing it is the answer; the client reconnects and replays.
         stream.close();

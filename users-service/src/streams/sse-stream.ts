@@ -14,6 +14,8 @@ const REMEMBERED_IDS = 1_000;
  */
 export class SseStream {
   private readonly sent = new Set<number>();
+  /** The client's `Last-Event-ID`: it has that and everything before it. */
+  private floor = 0;
   private held: Notification[] | undefined = [];
   private readonly heartbeat: NodeJS.Timeout;
   private closed = false;
@@ -42,10 +44,14 @@ export class SseStream {
     });
   }
 
-  /** What was missed, oldest first; then the live notifications held meanwhile. */
-  replay(missed: Notification[]): void {
+  /**
+   * What was missed after `lastEventId`, oldest first; then the live notifications held meanwhile.
+   * Nothing at or below `lastEventId` is sent, even when its bus message comes late.
+   */
+  replay(missed: Notification[], lastEventId = 0): void {
     const held = this.held ?? [];
     this.held = undefined;
+    this.floor = lastEventId;
     for (const item of [...missed, ...held]) this.push(item);
   }
 
@@ -54,7 +60,7 @@ export class SseStream {
       this.held.push(item);
       return;
     }
-    if (this.sent.has(item.id)) return;
+    if (item.id <= this.floor || this.sent.has(item.id)) return;
     this.sent.add(item.id);
     if (this.sent.size > REMEMBERED_IDS) this.sent.delete(this.sent.values().next().value!);
     this.write(`id: ${item.id}\nevent: notification\ndata: ${JSON.stringify(item)}\n\n`);
