@@ -4,7 +4,29 @@ import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:c
 const DEFAULT = { N: 2 ** 15, r: 8, p: 1 };
 const KEY_LENGTH = 64;
 
-function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+// scrypt runs on libuv's thread pool (UV_THREADPOOL_SIZE, 4 by default), and so does every DNS
+// lookup: postgres.js resolves the database's host name there for each new connection, within its
+// 5 s connect_timeout. A login burst queueing more hashes than there are threads made new
+// connections time out (CONNECT_TIMEOUT) while the open ones worked. At most all threads but one
+// hash at a time; the other hashes wait here, not in the pool.
+const PARALLEL_HASHES = Math.max(1, (Number(process.env.UV_THREADPOOL_SIZE) || 4) - 1);
+let hashing = 0;
+const waiting: (() => void)[] = [];
+
+async function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+  if (hashing < PARALLEL_HASHES) hashing++;
+  else await new Promise<void>((resolve) => waiting.push(resolve));
+  try {
+    return await scryptOnPool(password, salt, options);
+  } finally {
+    // The slot passes to the next hash waiting, if any.
+    const next = waiting.shift();
+    if (next) next();
+    else hashing--;
+  }
+}
+
+function scryptOnPool(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
     scrypt(
       password.normalize('NFC'),

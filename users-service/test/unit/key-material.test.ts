@@ -1,5 +1,6 @@
 import { generateKey, hashKey, KEY_PATTERN } from '../../src/domain/keys/key-material';
-import { hashPassword, verifyPassword } from '../../src/domain/passwords';
+import { lookup } from 'node:dns/promises';
+import { DUMMY_HASH_PROMISE, hashPassword, verifyPassword } from '../../src/domain/passwords';
 
 describe('API key material', () => {
   it('is cpk_ + 40 base62 characters, with a 12-character prefix and a SHA-256 hash', () => {
@@ -25,5 +26,18 @@ describe('passwords', () => {
     expect(await verifyPassword('correct horsE', hash)).toBe(false);
     expect(await hashPassword('correct horse')).not.toBe(hash);
     expect(await verifyPassword('x', 'not-a-hash')).toBe(false);
+  });
+
+  it('leave libuv a thread for DNS: a host name resolves while many passwords are being hashed', async () => {
+    await DUMMY_HASH_PROMISE;
+    // A login burst. postgres.js resolves the database's host name (`postgres` in containers) on
+    // the same thread pool for every new connection, within its 5 s connect_timeout.
+    const finished: string[] = [];
+    const hashes = Array.from({ length: 12 }, (_, i) =>
+      hashPassword(`password ${i}`).then(() => finished.push('hash')),
+    );
+    await lookup('localhost').then(() => finished.push('lookup'));
+    await Promise.all(hashes);
+    expect(finished[0]).toBe('lookup');
   });
 });
