@@ -37,7 +37,8 @@ export const dateTimeInput = () =>
     });
 
 export function toTimestamp(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // toISOString always ends in `.sssZ`.
+  return `${date.toISOString().slice(0, -5)}Z`;
 }
 
 const LONE_SURROGATE = /\p{Cs}/u;

@@ -41,6 +41,8 @@ export function accessLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
     res.on('finish', () => {
+      // Every access line is info or debug: a logger above info writes none, so nothing is gathered.
+      if (!logger.isLevelEnabled('info')) return;
       const actor = res.locals.actor as { userId?: number } | null | undefined;
       logAccess(logger, {
         method: req.method,

@@ -30,7 +30,8 @@ export function jsonBody(): RequestHandler[] {
       if (!isUtf8(raw)) throw Object.assign(new Error('invalid UTF-8'), { type: INVALID_UTF8 });
     },
   });
-  const requireJson: RequestHandler = (req, _res, next) => {
+  // One layer, not two: every request without a body (every GET) passes it on its way.
+  const body: RequestHandler = (req, res, next) => {
     if (!hasBody(req.headers)) {
       req.body = {};
       return next();
@@ -43,9 +44,7 @@ export function jsonBody(): RequestHandler[] {
         ),
       );
     }
-    next();
+    parse(req, res, next);
   };
-  const skipEmpty: RequestHandler = (req, res, next) =>
-    hasBody(req.headers) ? parse(req, res, next) : next();
-  return [requireJson, skipEmpty];
+  return [body];
 }

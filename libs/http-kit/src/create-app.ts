@@ -53,9 +53,8 @@ export function createServiceApp(options: ServiceAppOptions): Express {
   app.use(httpMetrics(health.registry));
   app.use(accessLog(logger));
 
-  const ops = Router();
-  mountHealth(ops, health);
-  app.use(ops);
+  // On the app itself: a nested router would be entered and left by every request on its way.
+  mountHealth(app, health);
 
   const mount = (path: string, body: RequestHandler[], register: (router: Router) => void) => {
     const router = Router();

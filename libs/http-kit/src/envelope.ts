@@ -12,9 +12,13 @@ const envelopeOf = (data: unknown) => ({ success: true, data });
  * For a read that changes something when answered (a post's views): answers `304` when the client's
  * `If-None-Match` names `data` as {@link sendData} would send it now, and says so; otherwise sends
  * nothing, and the caller answers. The tag is express's strong ETag over the very bytes `res.json`
- * would write (DESIGN.md §10), so the two can never disagree.
+ * would write (DESIGN.md §10), so the two can never disagree. A request without `If-None-Match` can
+ * never be answered 304 (no `If-Modified-Since` either: no answer here has a `Last-Modified`), so
+ * it costs no serialisation and no hash here: the one `res.json` makes, over the bytes it sends, is
+ * the tag the client gets.
  */
 export function answeredNotModified(req: Request, res: Response, data: unknown): boolean {
+  if (!req.headers['if-none-match']) return false;
   const etagOf = req.app.get('etag fn') as ((body: string, encoding: 'utf8') => string) | undefined;
   if (!etagOf) return false;
   res.setHeader('ETag', etagOf(JSON.stringify(envelopeOf(data)), 'utf8'));

@@ -42,7 +42,7 @@ export const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', 
 
 /** `/healthz` (the process answers), `/readyz` (per dependency, with the version) and `/metrics`. */
 export function mountHealth(
-  router: Router,
+  router: Pick<Router, 'get'>,
   { version, checks, registry, isShuttingDown, timeoutMs = 2000 }: HealthOptions,
 ) {
   router.get('/healthz', (_req, res) => {

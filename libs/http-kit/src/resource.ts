@@ -16,9 +16,8 @@ export function resource(router: Router, path: string, handlers: Partial<Record<
   const methods = Object.keys(handlers) as Method[];
   for (const method of methods) {
     const handler = handlers[method]!;
-    route[method](async (req, res) => {
-      await handler(req, res);
-    });
+    // Express 5 passes a rejected promise (or a throw) to the error handler: no wrapper needed.
+    route[method]((req, res) => handler(req, res));
   }
   const allow = methods.map((method) => method.toUpperCase());
   if (allow.includes('GET')) allow.push('HEAD');

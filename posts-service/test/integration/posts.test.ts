@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { errorEnvelope, postDetail, singleEnvelope, deletedSchema } from '@community/contracts';
 import { actor, waitFor } from '@community/test-harness';
 import {
@@ -173,6 +174,26 @@ describe('GET /api/v1/posts/{id}', () => {
     const { id } = await createPost(h, alice, { category_id: categoryId });
     expect((await h.call(bob, 'GET', `/posts/${id}`)).body.data.views).toBe(1);
     expect((await h.call(bob, 'GET', `/posts/${id}`)).body.data.views).toBe(2);
+  });
+
+  it('tags the bytes it sends, with or without If-None-Match, and a 304 counts no view', async () => {
+    const { id } = await createPost(h, alice, { category_id: categoryId });
+    const sha1 = (text: string) => createHash('sha1').update(text).digest('base64').slice(0, 27);
+    const plain = await h.call(bob, 'GET', `/posts/${id}`);
+    expect(plain.status).toBe(200);
+    expect(plain.body.data.views).toBe(1);
+    const etag = plain.headers.get('etag')!;
+    expect(etag).toBe(`"${Buffer.byteLength(plain.text).toString(16)}-${sha1(plain.text)}"`);
+    const notModified = await h.call(bob, 'GET', `/posts/${id}`, { headers: { 'if-none-match': etag } });
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers.get('etag')).toBe(etag);
+    // A tag that does not match: the read is answered and counted, tagged over its own bytes.
+    const changed = await h.call(bob, 'GET', `/posts/${id}`, { headers: { 'if-none-match': '"other"' } });
+    expect(changed.status).toBe(200);
+    expect(changed.body.data.views).toBe(2);
+    expect(changed.headers.get('etag')).toBe(
+      `"${Buffer.byteLength(changed.text).toString(16)}-${sha1(changed.text)}"`,
+    );
   });
 
   it('writes every view of concurrent reads to the database within a second', async () => {
