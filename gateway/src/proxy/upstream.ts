@@ -1,14 +1,20 @@
 import http, { type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createProxyMiddleware, debugProxyErrorsPlugin, proxyEventsPlugin } from 'http-proxy-middleware';
+import type { LookupFunction } from 'node:net';
 import type { Logger } from '@community/logging';
 import { breakerState, CallerGoneError, createBreaker, type Breaker } from './breaker';
+import { forward, type ForwardOptions, type ServiceAddress } from './forward';
 import { answersHealthz } from './liveness';
 import type { UpstreamName } from './route-table';
+
+export type { ForwardOptions } from './forward';
 
 export interface UpstreamOptions {
   name: UpstreamName;
   target: string;
-  /** How long one request may wait for the answer's headers (a slow legitimate request). */
+  /**
+   * How long one request may wait for the answer's headers (a slow legitimate request), and for
+   * each next piece of its body. Connecting counts too.
+   */
   timeoutMs: number;
   /**
    * How long requests may wait with nothing at all coming back before the service is asked whether
@@ -18,116 +24,66 @@ export interface UpstreamOptions {
   logger: Logger;
   /** How long the breaker stays open before it lets one trial request through. */
   resetTimeoutMs?: number;
-}
-
-export interface ForwardOptions {
-  /** The body the gateway has read already (see http/read-body.ts), sent as is. */
-  body?: Buffer;
-  /** Headers for the exact path the proxy sends upstream, such as the identity signed over it. */
-  headersFor?: (path: string) => Record<string, string>;
-  /** Runs when the service's answer arrives, before its head is written to the client. */
-  onAnswer?: (status: number) => void;
+  /** DNS for the service's name: node's by default (tests stand in one that never answers). */
+  lookup?: LookupFunction;
 }
 
 interface InFlight {
   started: number;
-  options: ForwardOptions;
   resolve(): void;
   reject(err: Error): void;
-  proxyReq?: ClientRequest;
+  upstream?: ClientRequest;
 }
 
-type Middleware = ReturnType<typeof createProxyMiddleware<IncomingMessage, ServerResponse>>;
-
-/** Sends the body read already and the headers signed over the path the proxy sends. */
-function prepare(proxyReq: ClientRequest, { headersFor, body }: ForwardOptions): void {
-  if (headersFor)
-    for (const [name, value] of Object.entries(headersFor(proxyReq.path))) proxyReq.setHeader(name, value);
-  if (body) {
-    // The client's stream is consumed already: its pipe into proxyReq only ends it.
-    proxyReq.removeHeader('transfer-encoding');
-    proxyReq.setHeader('content-length', body.length);
-    proxyReq.write(body);
-  }
-}
-
-interface StreamFlight {
-  options: ForwardOptions;
-  settle(err?: Error): void;
-  proxyReq?: ClientRequest;
+function addressOf(opts: UpstreamOptions, agent: http.Agent): ServiceAddress {
+  const url = new URL(opts.target);
+  return {
+    // node:http takes an IPv6 literal without its brackets.
+    hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: Number(url.port || 80),
+    agent,
+    lookup: opts.lookup,
+  };
 }
 
 /**
- * The long-lived answers of one service: a proxy with no timeout on an agent of their own (they would
- * hold the request pool's sockets for hours), whose head must come within `timeoutMs`.
+ * The long-lived answers of one service: no timeout once the head came, on an agent of their own
+ * (they would hold the request pool's sockets for hours); the head must come within `timeoutMs`.
  */
 class Streams {
   private readonly agent = new http.Agent({ keepAlive: false });
-  private readonly flights = new Map<IncomingMessage, StreamFlight>();
-  private readonly middleware: Middleware;
+  private readonly service: ServiceAddress;
 
   constructor(private readonly opts: UpstreamOptions) {
-    this.middleware = createProxyMiddleware<IncomingMessage, ServerResponse>({
-      target: opts.target,
-      changeOrigin: false,
-      xfwd: true,
-      agent: this.agent,
-      ejectPlugins: true,
-      plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
-      on: {
-        proxyReq: (proxyReq, req) => {
-          const flight = this.flights.get(req);
-          if (!flight) return;
-          flight.proxyReq = proxyReq;
-          prepare(proxyReq, flight.options);
-        },
-        proxyRes: (proxyRes, req, res) => {
-          const flight = this.flights.get(req);
-          flight?.options.onAnswer?.(proxyRes.statusCode ?? 502);
-          flight?.settle();
-          // A service that dies mid-stream leaves no end to pass on: the client's answer is cut too.
-          proxyRes.once('close', () => {
-            if (!res.writableEnded) res.destroy();
-          });
-        },
-        error: (err, req, res) => {
-          const flight = this.flights.get(req as IncomingMessage);
-          if (flight) flight.settle(err);
-          if ((res as ServerResponse).headersSent) (res as ServerResponse).destroy();
-        },
-      },
-    });
+    this.service = addressOf(opts, this.agent);
   }
 
   relay(req: IncomingMessage, res: ServerResponse, options: ForwardOptions): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       let settled = false;
-      const flight: StreamFlight = {
-        options,
-        settle: (err) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          if (err) {
-            flight.proxyReq?.destroy();
-            reject(err);
-          } else resolve();
-        },
+      const settle = (err?: Error) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (err) {
+          upstream.destroy();
+          reject(err);
+        } else resolve();
       };
+      const upstream = forward(req, res, this.service, options, {
+        answered: () => settle(),
+        failed: (err) => {
+          // A service that dies before its head, while the client waits: the caller answers 503.
+          settle(err);
+          if (res.headersSent) res.destroy();
+        },
+      });
       const timer = setTimeout(
-        () => flight.settle(new StalledError(`the ${this.opts.name} service did not answer`)),
+        () => settle(new StalledError(`the ${this.opts.name} service did not answer`)),
         this.opts.timeoutMs,
       );
-      this.flights.set(req, flight);
       // Whoever leaves first, the other side goes too: a client gone frees the service's stream.
-      res.once('close', () => {
-        this.flights.delete(req);
-        flight.proxyReq?.destroy();
-        flight.settle();
-      });
-      void this.middleware(req, res, (err?: unknown) =>
-        flight.settle(err instanceof Error ? err : new Error('not proxied')),
-      );
+      res.once('close', () => settle());
     });
   }
 
@@ -152,15 +108,15 @@ const WATCH_INTERVAL_MS = 250;
  * A stopped (not dead) process accepts connections and answers nothing, so no request fails before
  * its full `timeoutMs`. A watchdog covers that without cutting slow requests short: once a request
  * has waited `stallMs` and the service has answered nothing for as long, it probes `/healthz` on a
- * connection of its own. A service that answers is merely slow and is left alone; one that does
- * not is stalled: the breaker opens, every request waiting on it gets its 503, and the probe
+ * connection of its own. A service that answers it, or any request while it waits, is merely slow
+ * and is left alone; one that does not is stalled: the breaker opens, every request waiting on it gets its 503, and the probe
  * repeats every 250 ms until it answers, which closes the breaker at once.
  */
 export class Upstream {
   readonly breaker: Breaker;
   private readonly inFlight = new Map<IncomingMessage, InFlight>();
-  private readonly middleware: Middleware;
   readonly agent: http.Agent;
+  private readonly service: ServiceAddress;
   private readonly streams: Streams;
   private readonly stallMs: number;
   private readonly watch: NodeJS.Timeout;
@@ -171,27 +127,7 @@ export class Upstream {
   constructor(private readonly opts: UpstreamOptions) {
     this.stallMs = opts.stallMs ?? 1_000;
     this.agent = new http.Agent({ keepAlive: true, maxSockets: 256, scheduling: 'lifo' });
-    this.middleware = createProxyMiddleware<IncomingMessage, ServerResponse>({
-      target: opts.target,
-      changeOrigin: false,
-      xfwd: true,
-      agent: this.agent,
-      proxyTimeout: opts.timeoutMs,
-      // The default logger plugin costs ~2% of the gateway's CPU per proxied request to log nothing
-      // (its logger is a no-op); the access log already records every request.
-      ejectPlugins: true,
-      plugins: [debugProxyErrorsPlugin, proxyEventsPlugin],
-      on: {
-        proxyReq: (proxyReq, req) => this.sending(proxyReq, req),
-        proxyRes: (proxyRes, req) => {
-          this.lastAnswerAt = performance.now();
-          const status = proxyRes.statusCode ?? 502;
-          this.inFlight.get(req)?.options.onAnswer?.(status);
-          this.settle(req, status >= 500 ? new ServerErrorAnswer() : null);
-        },
-        error: (err, req) => this.settle(req as IncomingMessage, err),
-      },
-    });
+    this.service = addressOf(opts, this.agent);
     this.streams = new Streams(opts);
     this.breaker = createBreaker(opts.name, opts.logger, opts.resetTimeoutMs);
     this.watch = setInterval(() => this.check(), WATCH_INTERVAL_MS).unref();
@@ -219,14 +155,27 @@ export class Upstream {
       await this.breaker.fire(
         () =>
           new Promise<void>((resolve, reject) => {
-            this.inFlight.set(req, { started: performance.now(), options, resolve, reject });
+            const flight: InFlight = { started: performance.now(), resolve, reject };
+            this.inFlight.set(req, flight);
             // 'close' follows every answer: only one still in flight means the caller left (an
-            // Error per request would cost a stack trace each time).
+            // Error per request would cost a stack trace each time). Heard before forward()'s own
+            // 'close' listener cuts the service's request, whose error then finds nothing to fail.
             res.once('close', () => {
               if (this.inFlight.has(req)) this.settle(req, new CallerGoneError());
             });
-            void this.middleware(req, res, (err?: unknown) =>
-              this.settle(req, err instanceof Error ? err : new Error('not proxied')),
+            flight.upstream = forward(
+              req,
+              res,
+              this.service,
+              options,
+              {
+                answered: (status) => {
+                  this.lastAnswerAt = performance.now();
+                  this.settle(req, status >= 500 ? new ServerErrorAnswer() : null);
+                },
+                failed: (err) => this.settle(req, err),
+              },
+              this.opts.timeoutMs,
             );
           }),
       );
@@ -255,13 +204,6 @@ export class Upstream {
     this.streams.close();
   }
 
-  private sending(proxyReq: ClientRequest, req: IncomingMessage): void {
-    const flight = this.inFlight.get(req);
-    if (!flight) return;
-    flight.proxyReq = proxyReq;
-    prepare(proxyReq, flight.options);
-  }
-
   private settle(req: IncomingMessage, err: Error | null): void {
     const flight = this.inFlight.get(req);
     if (!flight) return;
@@ -271,6 +213,7 @@ export class Upstream {
   }
 
   private check(): void {
+    this.expire();
     if (this.probing) return;
     const now = performance.now();
     if (!this.stalled) {
@@ -281,10 +224,27 @@ export class Upstream {
     this.probing = true;
     void answersHealthz(this.opts.target, this.stallMs).then((alive) => {
       this.probing = false;
-      if (!alive) return this.stall();
+      // A service that answered any request while its probe waited is slow, not stalled: on a
+      // starved machine a live service's /healthz may take longer than stallMs too.
+      if (!alive && this.lastAnswerAt < now) return this.stall();
+      if (!alive) return;
       this.lastAnswerAt = performance.now();
       if (this.stalled) this.recovered();
     });
+  }
+
+  /**
+   * Fails the requests that have waited `timeoutMs` for an answer in any phase. The request's own
+   * timeout covers resolving, connecting and waiting for the answer, but not a wait in the agent's
+   * queue for a free socket; and the watchdog does not probe while another replica keeps answering.
+   */
+  private expire(): void {
+    const deadline = performance.now() - this.opts.timeoutMs;
+    // Map order is arrival order: stop at the first that may still wait.
+    for (const [req, flight] of this.inFlight) {
+      if (flight.started > deadline) return;
+      this.abandon(req, flight, 'did not answer');
+    }
   }
 
   /** Opens the breaker and fails whatever waits on the service, a half-open trial included. */
@@ -293,10 +253,13 @@ export class Upstream {
       this.opts.logger.warn({ upstream: this.opts.name }, 'upstream stalled: answering 503 at once');
     this.stalled = true;
     this.breaker.open();
-    for (const [req, flight] of [...this.inFlight]) {
-      this.settle(req, new StalledError(`the ${this.opts.name} service stopped answering`));
-      flight.proxyReq?.destroy();
-    }
+    for (const [req, flight] of [...this.inFlight]) this.abandon(req, flight, 'stopped answering');
+  }
+
+  /** Fails a request waiting on the service (the caller answers 503) and cuts its connection. */
+  private abandon(req: IncomingMessage, flight: InFlight, what: string): void {
+    this.settle(req, new StalledError(`the ${this.opts.name} service ${what}`));
+    flight.upstream?.destroy();
   }
 
   private recovered(): void {

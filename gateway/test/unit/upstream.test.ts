@@ -1,0 +1,150 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger } from '@community/logging';
+import { Upstream, type UpstreamOptions } from '../../src/proxy/upstream';
+
+/**
+ * Upstream on its own, between a real client and a fake service on loopback: what it sends, what it
+ * passes back, and that its timeout bounds every wait — resolving and connecting included.
+ */
+const servers: http.Server[] = [];
+const upstreams: Upstream[] = [];
+afterEach(async () => {
+  for (const upstream of upstreams.splice(0)) upstream.close();
+  await Promise.all(
+    servers.splice(0).map((server) => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(resolve));
+    }),
+  );
+});
+
+async function listen(handler: http.RequestListener): Promise<string> {
+  const server = http.createServer(handler);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** A gateway-like front: every request proxied, a rejection answered 503 as the pipeline does. */
+async function front(options: Partial<UpstreamOptions> & { target: string }) {
+  const upstream = new Upstream({
+    name: 'posts',
+    timeoutMs: 2_000,
+    stallMs: 60_000,
+    logger: createLogger({ service: 'test', level: 'silent' }),
+    ...options,
+  });
+  upstreams.push(upstream);
+  return listen((req, res) => {
+    upstream
+      .proxy(req, res, {
+        body: Buffer.from(''),
+        headersFor: (path) => ({ 'x-signed-path': path }),
+      })
+      .catch((err: Error) => {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 'service_unavailable', cause: err.message }));
+      });
+  });
+}
+
+describe('Upstream', () => {
+  it('answers 503 within its timeout when the service name never resolves', async () => {
+    // DNS that never answers leaves the socket connecting: a timeout set on the request alone
+    // (http-proxy's proxyTimeout) starts only once connected, and the request would hang for good.
+    const url = await front({ target: 'http://posts-service:3001', timeoutMs: 300, lookup: () => {} });
+    const started = Date.now();
+    const res = await fetch(`${url}/api/v1/posts/1`);
+    expect(res.status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
+  it('answers 503 within its timeout when the service accepts and never answers', async () => {
+    const service = await listen(() => {});
+    const url = await front({ target: service, timeoutMs: 300 });
+    const started = Date.now();
+    expect((await fetch(`${url}/api/v1/posts/1`)).status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
+  it('forwards the request with its hop added and no hop-by-hop headers, and passes the answer back', async () => {
+    let seen: http.IncomingHttpHeaders = {};
+    let seenUrl = '';
+    const service = await listen((req, res) => {
+      seen = req.headers;
+      seenUrl = req.url ?? '';
+      res.setHeader('set-cookie', ['a=1', 'b=2']);
+      res.setHeader('keep-alive', 'timeout=1');
+      res.writeHead(201, 'Made', { 'content-type': 'application/json', 'x-service': 'yes' });
+      res.end('{"ok":true}');
+    });
+    const url = await front({ target: service });
+    const port = new URL(url).port;
+    const res = await new Promise<http.IncomingMessage & { text: string }>((resolve, reject) => {
+      const req = http.request(
+        `${url}/api/v1/posts?q=a%20b`,
+        {
+          method: 'POST',
+          headers: {
+            'x-forwarded-for': '203.0.113.9',
+            connection: 'keep-alive, x-drop-me',
+            te: 'trailers',
+            'x-client': 'kept',
+            'x-drop-me': 'named by Connection',
+          },
+        },
+        (answer) => {
+          let text = '';
+          answer.setEncoding('utf8');
+          answer.on('data', (chunk: string) => (text += chunk));
+          answer.on('end', () => resolve(Object.assign(answer, { text })));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(seenUrl).toBe('/api/v1/posts?q=a%20b');
+    expect(seen['x-signed-path']).toBe('/api/v1/posts?q=a%20b');
+    expect(seen['x-client']).toBe('kept');
+    expect(seen['x-forwarded-for']).toBe('203.0.113.9,127.0.0.1');
+    expect(seen['x-forwarded-proto']).toBe('http');
+    expect(seen['x-forwarded-port']).toBe(port);
+    expect(seen['x-forwarded-host']).toBe(`127.0.0.1:${port}`);
+    expect(seen['content-length']).toBe('0');
+    expect(seen.te).toBeUndefined();
+    expect(seen['x-drop-me']).toBeUndefined();
+    expect(seen.connection).not.toContain('x-drop-me');
+    expect(res.statusCode).toBe(201);
+    expect(res.statusMessage).toBe('Made');
+    expect(res.headers['x-service']).toBe('yes');
+    expect(res.headers['set-cookie']).toEqual(['a=1', 'b=2']);
+    expect(res.headers['keep-alive']).not.toBe('timeout=1');
+    expect(res.text).toBe('{"ok":true}');
+  });
+
+  it('leaves a slow service alone when its probe goes unanswered but requests keep being answered', async () => {
+    // A starved machine: every request is answered after 400 ms, /healthz not within the probe's time.
+    const service = await listen((req, res) => {
+      if (req.url === '/healthz') return;
+      setTimeout(() => res.end('{}'), 400);
+    });
+    const url = await front({ target: service, stallMs: 300, timeoutMs: 5_000 });
+    const statuses: Promise<number>[] = [];
+    for (let i = 0; i < 15; i++) {
+      statuses.push(fetch(`${url}/api/v1/posts/${i}`).then((res) => res.status));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await Promise.all(statuses)).toEqual(Array(15).fill(200));
+  });
+
+  it('cuts the client off when the service breaks off mid-answer, so a partial body never looks whole', async () => {
+    const service = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"partial":');
+      setTimeout(() => res.socket?.destroy(), 50);
+    });
+    const url = await front({ target: service });
+    await expect(fetch(`${url}/api/v1/posts/1`).then((res) => res.text())).rejects.toThrow();
+  });
+});
