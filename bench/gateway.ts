@@ -9,7 +9,9 @@
  * requests carry an API key of an enterprise account with limits far above the run.
  *
  * Everything lives apart from `npm start` and the tests: database `community_bench_gw` (dropped at
- * start and end), exchange `bench.gw.events`, Redis prefix `bench:gw:`, free ports.
+ * start and end), exchange `bench.gw.events`, Redis prefix `bench:gw:`, free ports. BENCH_NAMESPACE
+ * (gw) names all three, so two benches can run side by side from two clones (`gwp`: database
+ * `community_bench_gwp`, exchange `bench.gwp.events`, prefix `bench:gwp:`).
  *
  * Env: BENCH_CONNECTIONS (32,1: the concurrency levels, the first saturates the machine, c=1 shows
  *      the latency each hop adds without queueing), BENCH_DURATION (10 s measured), BENCH_WARMUP
@@ -21,7 +23,17 @@
  *      node:http proxy: the floor for any Node gateway on this machine; gateway304 sends each post's
  *      current ETag in If-None-Match, so every answer is a free 304, DESIGN.md §10), BENCH_LOG_LEVEL (warn, for all three services),
  *      BENCH_PROFILE_DIR (unset: when set, the gateway runs with --cpu-prof into that directory),
- *      BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway, e.g. --perf-basic-prof),
+ *      BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway, e.g. --perf-basic-prof; it runs
+ *      with docker-compose.yml's and the Kubernetes base's NODE_OPTIONS, --max-semi-space-size=32, as
+ *      does the bare Node proxy, so both are measured as a gateway is deployed),
+ *      BENCH_BASELINE (unset: a git revision whose gateway runs beside this one as the target
+ *      `baseline`, from a temporary worktree with its own npm ci, same key and load: before and after
+ *      in one run),
+ *      BENCH_POSTS_NODE_ARGS (the same for posts-service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`),
+ *      BENCH_COMPARE_ROOT (unset: when set to another checkout with its own `npm ci`, a second
+ *      posts-service runs from there, against the same database, and the target `compare` goes
+ *      straight to it like `direct`: before and after of a posts-service change in one run, each
+ *      measured run alternating with the other; its CPU is the `compare` column),
  *      BENCH_GW_DATABASE_URL, BENCH_REDIS_URL, BENCH_AMQP_URL.
  *
  * Besides req/s and latency it reports CPU per request of every process (from /proc), which on a
@@ -38,15 +50,19 @@ import { createDb, type Sql } from '@community/db';
 import { topologyNames } from '@community/events';
 import { signIdentity } from '@community/http-kit';
 import { actor, apiClient, deleteAmqpObjects, freePort } from '@community/test-harness';
+import { waitAnswering } from './ready';
+import { seedPosts } from './seed-posts';
 
 const root = path.resolve(__dirname, '..');
+const NAMESPACE = process.env.BENCH_NAMESPACE ?? 'gw';
+if (!/^[a-z0-9]+$/.test(NAMESPACE)) throw new Error('BENCH_NAMESPACE must be lower-case letters and digits');
 const DATABASE_URL =
-  process.env.BENCH_GW_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/community_bench_gw';
+  process.env.BENCH_GW_DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/community_bench_${NAMESPACE}`;
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const AMQP_URL = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const DATABASE_NAME = decodeURIComponent(new URL(DATABASE_URL).pathname.slice(1));
-const EXCHANGE = 'bench.gw.events';
-const REDIS_PREFIX = 'bench:gw:';
+const EXCHANGE = `bench.${NAMESPACE}.events`;
+const REDIS_PREFIX = `bench:${NAMESPACE}:`;
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '32,1').split(',').map((c) => {
   const n = Number(c.trim());
   if (!Number.isInteger(n) || n < 1)
@@ -61,15 +77,38 @@ const THREADS = intEnv('BENCH_THREADS', 1);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ? path.resolve(process.env.BENCH_PROFILE_DIR) : undefined;
 const GATEWAY_NODE_ARGS = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const POSTS_NODE_ARGS = (process.env.BENCH_POSTS_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const COMPARE_ROOT = process.env.BENCH_COMPARE_ROOT
+  ? path.resolve(process.env.BENCH_COMPARE_ROOT)
+  : undefined;
 const TARGETS = (process.env.BENCH_TARGETS ?? 'direct,nginx,node,gateway,gateway304')
   .split(',')
-  .map((t) => t.trim());
+  .map((t) => t.trim())
+  .concat(process.env.BENCH_BASELINE ? ['baseline'] : []);
 
-const TARGET_RATIO = 0.6;
+/** What the gateway's deployments give node (docker-compose.yml, deploy/k8s/base/gateway.yaml). */
+const DEPLOYED_NODE_ARGS = ['--max-semi-space-size=32'];
 const TARGET_ADDED_P50_MS = 2;
 
-type Target = 'direct' | 'nginx' | 'node' | 'gateway' | 'gateway304';
-const KNOWN_TARGETS: readonly Target[] = ['direct', 'nginx', 'node', 'gateway', 'gateway304'];
+/**
+ * Issue 22's targets: the gateway's CPU per request against the bare Node proxy's, and its
+ * throughput against nginx's, in one run; laxer at one connection, where nothing amortises.
+ */
+const targetsAt = (connections: number) =>
+  connections === 1 ? { cpu: 2, throughput: 0.7 } : { cpu: 1.5, throughput: 0.85 };
+
+const BASELINE = process.env.BENCH_BASELINE;
+
+type Target = 'direct' | 'compare' | 'nginx' | 'node' | 'gateway' | 'gateway304' | 'baseline';
+const KNOWN_TARGETS: readonly Target[] = [
+  'direct',
+  'compare',
+  'nginx',
+  'node',
+  'gateway',
+  'gateway304',
+  'baseline',
+];
 
 function intEnv(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);
@@ -91,11 +130,17 @@ const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-gw-'));
 // nginx's worker drops to `nobody` when the master runs as root: it must be able to enter the dir.
 fs.chmodSync(workDir, 0o755);
 
-function startChild(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): Child {
+function startChild(
+  name: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd = root,
+): Child {
   const log = path.join(workDir, `${name}.log`);
   const fd = fs.openSync(log, 'a');
   // Output goes to a file, never through this process: it stays idle while wrk runs.
-  const proc = spawn(command, args, { cwd: root, env, stdio: ['ignore', fd, fd] });
+  const proc = spawn(command, args, { cwd, env, stdio: ['ignore', fd, fd] });
   fs.closeSync(fd);
   const child = { name, proc, log };
   children.push(child);
@@ -112,7 +157,13 @@ function logTail(child: Child, lines = 20): string {
 
 const running = (child: Child) => child.proc.exitCode === null && child.proc.signalCode === null;
 
-function startService(name: string, dir: string, env: Record<string, string>, nodeArgs: string[] = []) {
+function startService(
+  name: string,
+  dir: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+  cwd = root,
+) {
   return startChild(
     name,
     process.execPath,
@@ -124,23 +175,15 @@ function startService(name: string, dir: string, env: Record<string, string>, no
       LOG_LEVEL: LOG_LEVEL,
       ...env,
     },
+    cwd,
   );
 }
 
-async function waitHttp(child: Child, url: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (!running(child)) throw new Error(`${child.name} exited during start:\n${logTail(child)}`);
-    try {
-      const res = await fetch(url);
-      await res.arrayBuffer();
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(200);
-  }
-  throw new Error(`${child.name} was not ready within ${timeoutMs / 1000} s (${url}):\n${logTail(child)}`);
+function waitHttp(child: Child, url: string): Promise<void> {
+  return waitAnswering({ name: child.name, running: () => running(child), log: () => logTail(child) }, url, {
+    timeoutMs: 60_000,
+    intervalMs: 200,
+  });
 }
 
 async function stopChild(child: Child): Promise<void> {
@@ -154,8 +197,6 @@ async function stopChild(child: Child): Promise<void> {
   await exited;
   clearTimeout(timer);
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---------------------------------------------------------------------------------------------
 // Isolated infrastructure: database, Redis keys, AMQP objects
@@ -439,21 +480,7 @@ async function arrangeData(usersUrl: string, postsUrl: string, gatewayUrl: strin
     body: { plan: 'enterprise', hourly_limit: 100_000_000, daily_limit: 1_000_000_000 },
   });
   if (plan.status !== 200) throw new Error(`plan not set: ${plan.text}`);
-  const category = await posts(admin, 'POST', '/categories', { body: { name: 'Bench' } });
-  if (category.status !== 201) throw new Error(`category not created: ${category.text}`);
-  const ids: number[] = [];
-  for (let i = 1; i <= POSTS; i++) {
-    const post = await posts(actor(userId, 'member', ['read', 'write']), 'POST', '/posts', {
-      body: {
-        title: `Bench post ${i}`,
-        content: 'Lorem ipsum dolor sit amet. '.repeat(20),
-        category_id: category.body.data.id,
-        tags: ['bench'],
-      },
-    });
-    if (post.status !== 201) throw new Error(`post not created: ${post.text}`);
-    ids.push(post.body.data.id as number);
-  }
+  const ids = await seedPosts(posts, userId, POSTS);
   return { userId, key: key.body.data.key as string, ids };
 }
 
@@ -472,6 +499,7 @@ function plans(
     }));
   return {
     direct: { target: 'direct', url: targets.direct, requests: signed() },
+    compare: { target: 'compare', url: targets.compare, requests: signed() },
     nginx: { target: 'nginx', url: targets.nginx, requests: signed() },
     node: { target: 'node', url: targets.node, requests: signed() },
     gateway: {
@@ -481,6 +509,11 @@ function plans(
     },
     // Its If-None-Match is filled in by currentTags just before the run: every read answered 200
     // counts a view and so changes the post's tag.
+    baseline: {
+      target: 'baseline',
+      url: targets.baseline,
+      requests: paths.map((p) => ({ path: p, headers: { authorization: `Bearer ${data.key}` } })),
+    },
     gateway304: {
       target: 'gateway304',
       url: targets.gateway,
@@ -558,7 +591,18 @@ interface Row {
 
 const ms = (us: number) => (us / 1000).toFixed(2);
 
-const CPU_GROUPS = ['wrk', 'nginx', 'node', 'gateway', 'redis', 'posts', 'users', 'postgres'] as const;
+const CPU_GROUPS = [
+  'wrk',
+  'nginx',
+  'node',
+  'gateway',
+  'baseline',
+  'redis',
+  'posts',
+  'compare',
+  'users',
+  'postgres',
+] as const;
 
 function printTable(rows: Row[]): void {
   const table = (header: string[], widths: number[], lines: string[][]) => {
@@ -628,7 +672,7 @@ function summarise(rows: Row[], target: Target) {
   };
 }
 
-function report(rows: Row[], targets: Target[]): void {
+function report(rows: Row[], targets: Target[], connections: number): void {
   console.log('\nMean per target:');
   const means: Partial<Record<Target, ReturnType<typeof summarise>>> = {};
   for (const t of targets) {
@@ -639,7 +683,14 @@ function report(rows: Row[], targets: Target[]): void {
         `p99 ${ms(m.p99Us).padStart(6)} ms   CPU/request ${CPU_GROUPS.map((g) => `${g} ${m.cpuUs[g].toFixed(0)}`).join(', ')} µs`,
     );
   }
-  const { direct, nginx: viaNginx, gateway: viaGateway, gateway304: notModified } = means;
+  const { direct, nginx: viaNginx, gateway: viaGateway, gateway304: notModified, compare } = means;
+  if (direct && compare) {
+    console.log(
+      `\nposts-service here vs BENCH_COMPARE_ROOT's: ${direct.cpuUs.posts.toFixed(0)} vs ` +
+        `${compare.cpuUs.compare.toFixed(0)} µs/request, postgres ${direct.cpuUs.postgres.toFixed(0)} vs ` +
+        `${compare.cpuUs.postgres.toFixed(0)} µs, ${direct.rps.toFixed(0)} vs ${compare.rps.toFixed(0)} req/s`,
+    );
+  }
   if (viaGateway && notModified) {
     const total = (m: typeof viaGateway) => Object.values(m.cpuUs).reduce((sum, us) => sum + us, 0);
     console.log(
@@ -649,14 +700,32 @@ function report(rows: Row[], targets: Target[]): void {
         `${viaGateway.cpuUs.posts.toFixed(0)} µs, all processes ${total(notModified).toFixed(0)} vs ${total(viaGateway).toFixed(0)} µs`,
     );
   }
-  if (!direct || !viaNginx || !viaGateway) return;
-  const ratio = viaGateway.rps / viaNginx.rps;
-  const added = (viaGateway.p50Us - direct.p50Us) / 1000;
   const verdict = (ok: boolean) => (ok ? 'MET' : 'MISSED');
-  console.log('\nAgainst the targets (means over rounds):');
-  console.log(
-    `  gateway / nginx throughput: ${ratio.toFixed(2)}x (target >= ${TARGET_RATIO}x): ${verdict(ratio >= TARGET_RATIO)}`,
-  );
+  const target = targetsAt(connections);
+  if (viaGateway && (means.node || viaNginx)) console.log('\nAgainst the targets (means over rounds):');
+  if (viaGateway && means.node) {
+    const cpu = viaGateway.cpuUs.gateway / means.node.cpuUs.node;
+    console.log(
+      `  gateway / bare Node proxy CPU per request: ${cpu.toFixed(2)}x (target <= ${target.cpu}x): ` +
+        verdict(cpu <= target.cpu),
+    );
+  }
+  if (means.baseline && viaGateway) {
+    const { baseline } = means;
+    console.log(
+      `  gateway vs baseline (${BASELINE}): CPU per request ${viaGateway.cpuUs.gateway.toFixed(0)} vs ` +
+        `${baseline.cpuUs.baseline.toFixed(0)} µs, throughput ${viaGateway.rps.toFixed(0)} vs ${baseline.rps.toFixed(0)} req/s`,
+    );
+  }
+  if (viaGateway && viaNginx) {
+    const ratio = viaGateway.rps / viaNginx.rps;
+    console.log(
+      `  gateway / nginx throughput: ${ratio.toFixed(2)}x (target >= ${target.throughput}x): ` +
+        verdict(ratio >= target.throughput),
+    );
+  }
+  if (!direct || !viaNginx || !viaGateway) return;
+  const added = (viaGateway.p50Us - direct.p50Us) / 1000;
   console.log(
     `  gateway p50 - direct p50:   ${added.toFixed(2)} ms (target <= ${TARGET_ADDED_P50_MS} ms): ` +
       verdict(added <= TARGET_ADDED_P50_MS),
@@ -691,7 +760,9 @@ async function main(): Promise<void> {
   await clearAmqp();
 
   const token = randomBytes(32).toString('base64url');
-  const [usersPort, postsPort, gatewayPort, nginxPort, nodePort] = [
+  const [usersPort, postsPort, gatewayPort, nginxPort, nodePort, baselinePort, comparePort] = [
+    await freePort(),
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
@@ -706,33 +777,65 @@ async function main(): Promise<void> {
     SHUTDOWN_GRACE_MS: '1000',
   };
   const users = startService('users', 'users-service', { ...common, USERS_SERVICE_PORT: String(usersPort) });
-  const posts = startService('posts', 'posts-service', { ...common, POSTS_SERVICE_PORT: String(postsPort) });
+  const posts = startService(
+    'posts',
+    'posts-service',
+    { ...common, POSTS_SERVICE_PORT: String(postsPort) },
+    POSTS_NODE_ARGS,
+  );
   const usersUrl = `http://127.0.0.1:${usersPort}`;
   const postsUrl = `http://127.0.0.1:${postsPort}`;
   // Sequentially: both migrate the same database on first start.
   await waitHttp(users, `${usersUrl}/readyz`);
   await waitHttp(posts, `${postsUrl}/readyz`);
+  if (targets.includes('compare') && !COMPARE_ROOT)
+    throw new Error('the target compare needs BENCH_COMPARE_ROOT');
+  // The other checkout's posts-service, on the database this one has migrated already.
+  const compare = COMPARE_ROOT
+    ? startService(
+        'compare',
+        'posts-service',
+        { ...common, POSTS_SERVICE_PORT: String(comparePort) },
+        POSTS_NODE_ARGS,
+        COMPARE_ROOT,
+      )
+    : undefined;
+  const compareUrl = `http://127.0.0.1:${comparePort}`;
+  if (compare) await waitHttp(compare, `${compareUrl}/readyz`);
 
   if (PROFILE_DIR) fs.mkdirSync(PROFILE_DIR, { recursive: true });
-  const gateway = startService(
-    'gateway',
-    'gateway',
-    {
-      INTERNAL_TOKEN: token,
-      AMQP_URL,
-      AMQP_EXCHANGE: EXCHANGE,
-      REDIS_URL,
-      REDIS_PREFIX,
-      GATEWAY_PORT: String(gatewayPort),
-      USERS_SERVICE_URL: usersUrl,
-      POSTS_SERVICE_URL: postsUrl,
-      WEBHOOK_SERVICE_URL: 'http://127.0.0.1:9',
-      SHUTDOWN_GRACE_MS: '1000',
-    },
-    [...GATEWAY_NODE_ARGS, ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [])],
-  );
+  const gatewayEnv = (port: number) => ({
+    INTERNAL_TOKEN: token,
+    AMQP_URL,
+    AMQP_EXCHANGE: EXCHANGE,
+    REDIS_URL,
+    REDIS_PREFIX,
+    GATEWAY_PORT: String(port),
+    USERS_SERVICE_URL: usersUrl,
+    POSTS_SERVICE_URL: postsUrl,
+    WEBHOOK_SERVICE_URL: 'http://127.0.0.1:9',
+    SHUTDOWN_GRACE_MS: '1000',
+  });
+  const gateway = startService('gateway', 'gateway', gatewayEnv(gatewayPort), [
+    ...DEPLOYED_NODE_ARGS,
+    ...GATEWAY_NODE_ARGS,
+    ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []),
+  ]);
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   await waitHttp(gateway, `${gatewayUrl}/readyz`);
+  const baselineUrl = `http://127.0.0.1:${baselinePort}`;
+  let baseline: Child | undefined;
+  if (BASELINE) {
+    const tree = baselineTree(BASELINE);
+    baseline = startService(
+      'baseline',
+      path.join(tree, 'gateway'),
+      gatewayEnv(baselinePort),
+      [...DEPLOYED_NODE_ARGS, ...GATEWAY_NODE_ARGS],
+      tree,
+    );
+    await waitHttp(baseline, `${baselineUrl}/readyz`);
+  }
 
   const conf = fs
     .readFileSync(path.join(__dirname, 'nginx', 'nginx.conf.template'), 'utf8')
@@ -761,21 +864,25 @@ async function main(): Promise<void> {
   const nodeProxy = startChild(
     'node',
     process.execPath,
-    [path.join(__dirname, 'node-proxy.mjs'), String(nodePort), String(postsPort)],
+    [...DEPLOYED_NODE_ARGS, path.join(__dirname, 'node-proxy.mjs'), String(nodePort), String(postsPort)],
     { PATH: process.env.PATH },
   );
   const nodeUrl = `http://127.0.0.1:${nodePort}`;
   await waitHttp(nodeProxy, `${nodeUrl}/healthz`);
 
   const data = await arrangeData(usersUrl, postsUrl, gatewayUrl, token);
-  const groups = { nginx, node: nodeProxy, gateway, posts, users };
+  const groups: Record<string, Child> = { nginx, node: nodeProxy, gateway, posts, users };
+  if (baseline) groups.baseline = baseline;
+  if (compare) groups.compare = compare;
   benchDb = createDb(DATABASE_URL, { schema: 'posts', max: 1 });
   const urls: Record<Target, string> = {
     direct: postsUrl,
+    compare: compareUrl,
     nginx: nginxUrl,
     node: nodeUrl,
     gateway: gatewayUrl,
     gateway304: gatewayUrl,
+    baseline: baselineUrl,
   };
 
   const cores = os.cpus().length;
@@ -840,7 +947,7 @@ async function main(): Promise<void> {
     const level = rows.filter((r) => r.connections === connections);
     console.log(`\n=== ${connections} connection${connections > 1 ? 's' : ''} ===`);
     printTable(level);
-    report(level, targets);
+    report(level, targets, connections);
   }
   const failed = rows.filter(
     (r) =>
@@ -853,15 +960,36 @@ async function main(): Promise<void> {
   }
 }
 
+let baselineDir: string | undefined;
+
+/**
+ * A worktree of the repository at `revision` with its own `npm ci`: that revision's gateway, libraries
+ * and packages as they were.
+ */
+function baselineTree(revision: string): string {
+  baselineDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-gw-baseline-'));
+  execFileSync('git', ['worktree', 'add', '--detach', baselineDir, revision], { cwd: root, stdio: 'ignore' });
+  console.log(`baseline ${revision}: npm ci in ${baselineDir}`);
+  execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], {
+    cwd: baselineDir,
+    stdio: 'ignore',
+  });
+  return baselineDir;
+}
+
 let benchDb: Sql | undefined;
 let cleaning: Promise<void> | undefined;
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     await benchDb?.end({ timeout: 5 }).catch(() => {});
     // nginx first (it holds connections to posts-service), then the gateway, then the services.
-    for (const name of ['nginx', 'node', 'gateway', 'posts', 'users']) {
+    for (const name of ['nginx', 'node', 'gateway', 'baseline', 'compare', 'posts', 'users']) {
       const child = children.find((c) => c.name === name);
       if (child) await stopChild(child);
+    }
+    if (baselineDir) {
+      spawnSync('git', ['worktree', 'remove', '--force', baselineDir], { cwd: root });
+      baselineDir = undefined;
     }
     const steps: [string, () => Promise<void>][] = [
       ['database', dropDatabase],
