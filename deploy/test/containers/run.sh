@@ -4,8 +4,8 @@
 #   1. installs podman, docker-compose and debootstrap from Debian when absent (lib/engine.sh);
 #   2. assembles the base images once and keeps them (lib/bases.sh, stand-ins/);
 #   3. builds the four service images from the repository's Dockerfile (lib/stack.sh);
-#   4. starts the repository's docker-compose.yml with a generated .env (CONTAINERS_SCALE=2: two
-#      containers of each data service, `--scale`) and waits until every container is healthy;
+#   4. starts the repository's docker-compose.yml with a generated .env, two containers of each data
+#      service (`--scale`; CONTAINERS_SCALE=1: one), and waits until every container is healthy;
 #   5. runs the black-box suite against the published gateway (e2e/test/any-stack) and the compose
 #      checks (e2e/test/compose-stack: only the gateway reachable, a service restarted mid-traffic);
 #   6. tears everything down (`down -v`). On failure it prints every container's log first.
@@ -78,11 +78,11 @@ done
 
 build_images
 
-# CONTAINERS_SCALE=2 runs the whole suite below against two of each data service sharing one database
-# and one broker (issue 23). Not the default: in two of four such runs one users-service replica could
-# not open new PostgreSQL connections for ~20 s (CONNECT_TIMEOUT) while its open ones worked; the
-# cause is not found yet (deploy/README.md, "Two of everything").
-SCALE=${CONTAINERS_SCALE:-1}
+# The whole suite below runs against two of each data service sharing one database and one broker
+# (issue 23; CONTAINERS_SCALE=1 for one of each). Two early scaled runs failed: one users-service
+# replica could not open new PostgreSQL connections for ~20 s (CONNECT_TIMEOUT), scrypt starving the
+# DNS lookups of libuv's thread pool; fixed since (deploy/README.md, "Two of everything").
+SCALE=${CONTAINERS_SCALE:-2}
 export E2E_COMPOSE_SCALE=$SCALE
 step "compose up (project $PROJECT, gateway on 127.0.0.1:$GATEWAY_PORT, $SCALE of each data service)"
 STACK_STARTED=1
