@@ -48,7 +48,9 @@ export async function start(
     enableAutoPipelining: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 1_000,
-    commandTimeout: 500,
+    // A backstop for every command: the limiter gives up on Redis sooner, at its own deadline,
+    // which also keeps an answer that came in time while this process was starved of CPU.
+    commandTimeout: 2_000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
   });
   let redisDown = false;
@@ -101,6 +103,7 @@ export async function start(
     limiter: new TwoWindowLimiter(redis, config.REDIS_PREFIX, {
       replicas: config.GATEWAY_REPLICAS,
       registry,
+      logger,
     }),
     upstreams,
     anonymous: { hourly: config.ANON_HOURLY_LIMIT, daily: config.ANON_DAILY_LIMIT },

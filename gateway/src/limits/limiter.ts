@@ -1,6 +1,8 @@
 import type Redis from 'ioredis';
 import { Counter, type Registry } from 'prom-client';
+import type { Logger } from '@community/logging';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { withDeadline } from './deadline';
 import { RedisWindows, type WindowKey } from './redis-windows';
 
 export interface Subject {
@@ -38,7 +40,11 @@ export interface LimiterOptions {
   replicas?: number;
   /** How long to stay in memory after Redis failed a command, before trying Redis again. */
   coolOffMs?: number;
+  /** How long a decision waits on Redis before it is made in memory (500 ms). */
+  deadlineMs?: number;
   registry?: Registry;
+  /** Told each time the limiter turns to memory for a cool-off, and why. */
+  logger?: Logger;
 }
 
 const WINDOWS = { hourly: 3600, daily: 86_400 } as const;
@@ -65,8 +71,10 @@ interface Counted {
 /**
  * Hourly and daily fixed windows in Redis (rate-limiter-flexible), with a per-process in-memory
  * fallback while Redis is unreachable (DESIGN.md §9): it allows each subject budget ÷
- * GATEWAY_REPLICAS, so all replicas together stay within the budget, and after a failed or timed
- * out command the gateway stays on it for a cool-off (5 s) instead of waiting on Redis per request.
+ * GATEWAY_REPLICAS, so all replicas together stay within the budget, and after a failed command,
+ * or one without an answer by the deadline (500 ms), the gateway stays on it for a cool-off (5 s)
+ * instead of waiting on Redis per request. An answer that came in time but was read late, because
+ * this process was starved of CPU, still counts (withDeadline).
  *
  * A rejected request consumes nothing: the points the windows took for it are returned at once.
  */
@@ -76,6 +84,8 @@ export class TwoWindowLimiter {
   private readonly decisions: Counter<'outcome' | 'subject' | 'store'> | undefined;
   private readonly replicas: number;
   private readonly coolOffMs: number;
+  private readonly deadlineMs: number;
+  private readonly logger: Logger | undefined;
   private redisAgainAt = 0;
 
   constructor(
@@ -86,6 +96,8 @@ export class TwoWindowLimiter {
     this.windows = new RedisWindows(redis);
     this.replicas = options.replicas ?? 1;
     this.coolOffMs = options.coolOffMs ?? 5_000;
+    this.deadlineMs = options.deadlineMs ?? 500;
+    this.logger = options.logger;
     this.decisions = options.registry
       ? new Counter({
           name: 'gateway_limiter_decisions_total',
@@ -151,9 +163,14 @@ export class TwoWindowLimiter {
   private async inStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
     if (this.redis.status === 'ready' && Date.now() >= this.redisAgainAt) {
       try {
-        return await work('redis');
-      } catch {
-        // Down, or too slow (ioredis's command timeout): memory for a while, not a wait per request.
+        return await withDeadline(work('redis'), this.deadlineMs);
+      } catch (error) {
+        // Down, or no answer by the deadline: memory for a while, not a wait per request.
+        if (Date.now() >= this.redisAgainAt)
+          this.logger?.warn(
+            { reason: (error as Error).message, coolOffMs: this.coolOffMs },
+            'redis failed a limit decision: limiting in memory for the cool-off',
+          );
         this.redisAgainAt = Date.now() + this.coolOffMs;
       }
     }

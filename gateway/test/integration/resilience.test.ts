@@ -80,7 +80,7 @@ describe('Redis hung (connected, answering nothing)', () => {
       for (let i = 0; i < 10; i++) statuses.push((await gw(stack, 'GET', '/api/v1/posts', { key })).status);
       const elapsed = performance.now() - started;
       expect(statuses).toEqual(Array(10).fill(200));
-      // One wait of ioredis's 500 ms command timeout, not ten.
+      // One wait of the limiter's 500 ms deadline, not ten.
       expect(elapsed).toBeLessThan(2_500);
     } finally {
       redisProxy.restore();
