@@ -199,8 +199,16 @@ describe('webhook-service killed between fan-out and delivery', () => {
     for (const post of posts) expect(delivered.filter((d) => d.data.id === post.id)).toHaveLength(1);
     // The interrupted attempts came back under the webhook-id they first had.
     for (const id of inFlight) expect(delivered.some((d) => d.webhookId === id)).toBe(true);
-    const log = await world.as(watcher)('GET', `/api/v1/webhooks/${hook.id}/deliveries?limit=100`);
-    const statuses = (expectStatus(log, 200).body.data as { status: string }[]).map((d) => d.status);
-    expect(statuses).toEqual(Array(posts.length).fill('succeeded'));
+    // The service records an attempt's outcome after the receiver has answered it, so the last
+    // acknowledgement can be seen here a moment before its delivery reads `succeeded`.
+    const statuses = async () => {
+      const log = await world.as(watcher)('GET', `/api/v1/webhooks/${hook.id}/deliveries?limit=100`);
+      return (expectStatus(log, 200).body.data as { status: string }[]).map((d) => d.status);
+    };
+    await waitFor(async () => (await statuses()).every((s) => s === 'succeeded'), {
+      timeoutMs: 5_000,
+      what: 'every delivery recorded as succeeded',
+    }).catch(() => undefined);
+    expect(await statuses()).toEqual(Array(posts.length).fill('succeeded'));
   }, 150_000);
 });
