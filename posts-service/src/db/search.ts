@@ -69,11 +69,17 @@ const QUERY_CANCELED = '57014';
  * Runs one query of a search under its own statement timeout (SEARCH_TIMEOUT_MS): a search broad
  * enough to need longer — dozens of common words joined by `or` over a large forum — is refused with
  * a 400 that says how to narrow it, instead of holding a connection and the database's CPU.
+ *
+ * Each statement is planned for its own `q`. PostgreSQL's generic plan of a prepared search knows
+ * neither how many posts the words match nor the query itself: it counted a common word's matches
+ * through the whole GIN bitmap (17 ms where a scan that stops at the cap takes 6) and parsed the
+ * query again for every row it ranked (18 ms against 11), for a planning saved of 0.3 ms.
  */
 export async function bounded<T>(sql: Sql, timeoutMs: number, query: (tx: Tx) => Promise<T>): Promise<T> {
   try {
     return await inTransaction(sql, async (tx) => {
-      await tx`select set_config('statement_timeout', ${String(timeoutMs)}, true)`;
+      await tx`select set_config('statement_timeout', ${String(timeoutMs)}, true),
+                      set_config('plan_cache_mode', 'force_custom_plan', true)`;
       return query(tx);
     });
   } catch (err) {

@@ -1,3 +1,4 @@
+import { bounded } from '../../src/db/search';
 import { alice, createCategory } from '../support/fixtures';
 import { startPostsService, type PostsHarness } from '../support/posts-harness';
 
@@ -32,4 +33,18 @@ it('refuses a search too broad to answer in time with 400, and keeps serving eve
   }
   const list = await h.call(alice, 'GET', '/posts?limit=1');
   expect([list.status, list.body.pagination.total_items]).toEqual([200, 40000]);
+});
+
+it('plans each search statement for its own q, under the statement timeout', async () => {
+  // A generic plan of a prepared search knows neither the query nor how much it matches (db/search.ts).
+  const [settings] = await bounded(
+    h.sql,
+    25,
+    (tx) =>
+      tx`select current_setting('plan_cache_mode') as plans, current_setting('statement_timeout') as timeout`,
+  );
+  expect(settings).toEqual({ plans: 'force_custom_plan', timeout: '25ms' });
+  // Only there: the pool's other statements keep their plans.
+  const [outside] = await h.sql`select current_setting('plan_cache_mode') as plans`;
+  expect(outside).toEqual({ plans: 'auto' });
 });
