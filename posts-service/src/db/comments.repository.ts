@@ -1,6 +1,14 @@
 import type { SearchTotal } from '@community/contracts';
 import type { Sql, Tx } from '@community/db';
-import { bounded, countUpToCap, headline, searchQuery, TEXT_HEADLINE, type SearchRequest } from './search';
+import {
+  bounded,
+  countUpToCap,
+  headline,
+  matching,
+  searchQuery,
+  TEXT_HEADLINE,
+  type SearchRequest,
+} from './search';
 import type { CommentRow } from './rows';
 
 type Db = Sql | Tx;
@@ -153,7 +161,7 @@ export async function searchComments(
       page as (
         select c.id, row_number() over (order by ${ranking}) as position
         from ${VISIBLE_FROM(db)}, query
-        where ${whereVisible(db, filter)} and c.search @@ query.q
+        where ${whereVisible(db, filter)} and ${matching(db, db`c.search`, db`c.bigrams`, q)}
         order by ${ranking}
         limit ${limit} offset ${offset}
       )
@@ -166,7 +174,7 @@ export async function searchComments(
       countUpToCap(
         db,
         VISIBLE_FROM(db),
-        db`${whereVisible(db, filter)} and c.search @@ ${searchQuery(db, q)}`,
+        db`${whereVisible(db, filter)} and ${matching(db, db`c.search`, db`c.bigrams`, q)}`,
       ),
     ),
   ]);

@@ -5,6 +5,7 @@ import {
   bounded,
   countUpToCap,
   headline,
+  matching,
   queryShape,
   searchQuery,
   TEXT_HEADLINE,
@@ -130,6 +131,9 @@ export async function listPosts(
   return { rows, total };
 }
 
+/** Posts matching the search `q`: title, tags and content. */
+const matchingPost = (db: Db, q: string) => matching(db, db`p.search`, db`p.bigrams`, q);
+
 /** How search results are ordered: title matches first, then by rank; or newest first. */
 export type SearchOrder = 'relevance' | 'latest';
 
@@ -149,7 +153,7 @@ export async function searchPosts(
 ): Promise<{ rows: SearchRow[]; total: SearchTotal }> {
   const { filter, q, limit, timeoutMs } = request;
   const countAll = (db: Db) =>
-    countUpToCap(db, db`posts p`, db`${whereLive(db, filter)} and p.search @@ ${searchQuery(db, q)}`);
+    countUpToCap(db, db`posts p`, db`${whereLive(db, filter)} and ${matchingPost(db, q)}`);
   if (limit === 0) return { rows: [], total: await bounded(sql, timeoutMs, countAll) };
   const shape = await queryShape(sql, q);
   if (request.order === 'relevance' && shape.phrase) {
@@ -187,7 +191,7 @@ async function relevantIds(
   const query = searchQuery(db, q);
   // Without a `-word` every title match is a match; with one, the content may hold the excluded word.
   const inTitle = negates
-    ? db`p.title_search @@ ${query} and p.search @@ ${query}`
+    ? db`p.title_search @@ ${query} and ${matchingPost(db, q)}`
     : db`p.title_search @@ ${query}`;
   const ranked = (where: Fragment, counted: Fragment) => db`
     select p.id${counted} from posts p
@@ -200,7 +204,7 @@ async function relevantIds(
   const skip = Math.max(0, offset - titled.length);
   // Ranking the rest reads all of it: `matches` counts it, whatever the page.
   const rest = await db<{ id: number; matches: number }[]>`
-    ${ranked(db`p.search @@ ${query} and not (${inTitle})`, db`, count(*) over ()::int as matches`)}
+    ${ranked(db`${matchingPost(db, q)} and not (${inTitle})`, db`, count(*) over ()::int as matches`)}
     limit ${offset + limit - Math.max(offset, titled.length)} offset ${skip}`;
   return {
     ids: [...ids, ...rest.map((row) => row.id)],
@@ -212,7 +216,7 @@ async function relevantIds(
 async function latestIds(db: Tx, { filter, q, limit, offset }: SearchRequest<PostFilter>): Promise<PageIds> {
   const rows = await db<{ id: number }[]>`
     select p.id from posts p
-    where ${whereLive(db, filter)} and p.search @@ ${searchQuery(db, q)}
+    where ${whereLive(db, filter)} and ${matchingPost(db, q)}
     order by p.created_at desc, p.id desc
     limit ${limit} offset ${offset}`;
   return { ids: rows.map((row) => row.id) };

@@ -22,6 +22,17 @@ export const TEXT_HEADLINE = 'MaxFragments=2, MaxWords=30, MinWords=12, Fragment
 /** `q` in web-search syntax (phrases, `-word`, `or`), stemmed and unaccented like the stored text. */
 export const searchQuery = (db: Db, q: string) => db`websearch_to_tsquery('search_english', ${q})`;
 
+/**
+ * Rows whose search vector `vector` matches `q`. A phrase's matches are narrowed first to the rows
+ * holding each pair of its words side by side (`bigrams`, migration 0008), found by index, instead of
+ * every row holding its words; `@@` still decides. In a search's own plan (`bounded`) the pairs are
+ * folded to a constant, so a `q` without a phrase keeps only the `@@`.
+ */
+export function matching(db: Db, vector: Fragment, bigrams: Fragment, q: string): Fragment {
+  const pairs = db`tsquery_bigrams(${searchQuery(db, q)})`;
+  return db`(${vector} @@ ${searchQuery(db, q)} and (${pairs} = '{}' or ${bigrams} @> ${pairs}))`;
+}
+
 /** What a search's query holds that changes how it is best run: an excluded word, a phrase. */
 export interface QueryShape {
   negates: boolean;

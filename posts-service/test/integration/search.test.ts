@@ -252,3 +252,81 @@ describe('GET /posts?q= pages through title matches, then the rest, up to SEARCH
     expect(seen.size).toBe(SEARCH_CAP);
   });
 });
+
+describe('GET /posts?q= finds phrases by their word pairs (migration 0008)', () => {
+  /** What `@@` alone finds: the live posts whose search vector matches `text`, by id. */
+  const matchedBySql = async (text: string) =>
+    (
+      await h.sql<{ id: number }[]>`
+        select id from posts
+        where deleted_at is null and not is_hidden
+          and search @@ websearch_to_tsquery('search_english', ${text})
+        order by id`
+    ).map((row) => row.id);
+  const pairsOf = async (text: string) =>
+    (
+      await h.sql<{ pairs: string[] }[]>`
+        select tsquery_bigrams(websearch_to_tsquery('search_english', ${text})) as pairs`
+    )[0]!.pairs;
+  const ids = async (text: string, extra = '') =>
+    ((await q(text, `&limit=100${extra}`)).body.data as { id: number }[])
+      .map((p) => p.id)
+      .sort((a, b) => a - b);
+
+  it('finds exactly what the phrase operator finds, whatever the phrase holds', async () => {
+    const texts = [
+      { title: 'Zumbat quillon ledger', content: 'the zumbat quillon ledger was kept' },
+      { title: 'Quillon zumbat', content: 'reversed: quillon then zumbat, never zumbat quillon' },
+      { title: 'Gap', content: 'a zumbat of the quillon, words between them' },
+      { title: 'Hyphens', content: 'the e-mail zumbat server of quillon' },
+      { title: 'Accents', content: 'Crème Zumbatière at the café quillon' },
+      { title: "O'Zumbat quillon", content: "it's O'Zumbat's quillon, and l'été zumbat" },
+      { title: 'Repeats zumbat zumbat quillon quillon', content: 'zumbat zumbat zumbat' },
+      { title: 'Across the seam ends with zumbat', content: 'quillon starts the content' },
+      { title: 'Tagged', content: 'tags then content', tags: ['zumbat-quillon'] },
+      { title: 'Unrelated', content: 'nothing of the kind' },
+    ];
+    for (const fields of texts) await post(fields);
+    const queries = [
+      '"zumbat quillon"',
+      '"quillon zumbat"',
+      '"zumbat quillon ledger"',
+      '"zumbat of the quillon"',
+      '"e-mail zumbat server"',
+      '"creme zumbatiere"',
+      '"cafe quillon"',
+      '"o\'zumbat quillon"',
+      '"l\'été zumbat"',
+      '"zumbat zumbat quillon"',
+      '"zumbat quillon" ledger',
+      '"zumbat quillon" or unrelated',
+      'zumbat -"zumbat quillon"',
+      '"zumbat quillon" -ledger',
+      '"zumbat-quillon"',
+      '"ends with zumbat quillon starts"',
+    ];
+    for (const text of queries) {
+      const expected = await matchedBySql(text);
+      expect([text, await ids(text)]).toEqual([text, expected]);
+      expect([text, await ids(text, '&sort=latest')]).toEqual([text, expected]);
+      expect([text, (await q(text)).body.pagination.total_items]).toEqual([text, expected.length]);
+    }
+    // The test goes through the narrowing: most of these phrases have pairs to look up.
+    expect(await pairsOf('"zumbat quillon ledger"')).toEqual(
+      expect.arrayContaining(['zumbat quillon', 'quillon ledger']),
+    );
+    expect(await pairsOf('"zumbat quillon" or unrelated')).toEqual([]);
+    expect(await pairsOf('zumbat -"zumbat quillon"')).toEqual([]);
+    expect(await matchedBySql('"zumbat quillon"')).not.toEqual([]);
+  });
+
+  it('keeps the pairs of an edited post: a phrase gained is found, a phrase lost is not', async () => {
+    const edited = await post({ title: 'Shifting', content: 'the narbel is near the vossik' });
+    expect(await ids('"narbel vossik"')).toEqual([]);
+    const edit = (content: string) => h.call(alice, 'PUT', `/posts/${edited.id}`, { body: { content } });
+    expect((await edit('now the narbel vossik stands together')).status).toBe(200);
+    expect(await ids('"narbel vossik"')).toEqual([edited.id]);
+    expect((await edit('and apart again: vossik, then narbel')).status).toBe(200);
+    expect(await ids('"narbel vossik"')).toEqual([]);
+  });
+});
