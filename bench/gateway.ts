@@ -99,16 +99,8 @@ const targetsAt = (connections: number) =>
 
 const BASELINE = process.env.BENCH_BASELINE;
 
-type Target = 'direct' | 'compare' | 'nginx' | 'node' | 'gateway' | 'gateway304' | 'baseline';
-const KNOWN_TARGETS: readonly Target[] = [
-  'direct',
-  'compare',
-  'nginx',
-  'node',
-  'gateway',
-  'gateway304',
-  'baseline',
-];
+const KNOWN_TARGETS = ['direct', 'compare', 'nginx', 'node', 'gateway', 'gateway304', 'baseline'] as const;
+type Target = (typeof KNOWN_TARGETS)[number];
 
 function intEnv(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);

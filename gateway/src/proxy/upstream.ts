@@ -109,8 +109,9 @@ const WATCH_INTERVAL_MS = 250;
  * its full `timeoutMs`. A watchdog covers that without cutting slow requests short: once a request
  * has waited `stallMs` and the service has answered nothing for as long, it probes `/healthz` on a
  * connection of its own. A service that answers it, or any request while it waits, is merely slow
- * and is left alone; one that does not is stalled: the breaker opens, every request waiting on it gets its 503, and the probe
- * repeats every 250 ms until it answers, which closes the breaker at once.
+ * and is left alone; one that does not is stalled: the breaker opens, every request waiting on it
+ * gets its 503, and the probe repeats every 250 ms until it answers, which closes the breaker at
+ * once.
  */
 export class Upstream {
   readonly breaker: Breaker;
@@ -226,8 +227,10 @@ export class Upstream {
       this.probing = false;
       // A service that answered any request while its probe waited is slow, not stalled: on a
       // starved machine a live service's /healthz may take longer than stallMs too.
-      if (!alive && this.lastAnswerAt < now) return this.stall();
-      if (!alive) return;
+      if (!alive) {
+        if (this.lastAnswerAt < now) this.stall();
+        return;
+      }
       this.lastAnswerAt = performance.now();
       if (this.stalled) this.recovered();
     });
