@@ -94,17 +94,18 @@ export async function start(
   });
   const streams = new OpenStreams({ keys, slots, recheckMs: STREAM_RECHECK_MS, registry });
 
+  const limiter = new TwoWindowLimiter(redis, config.REDIS_PREFIX, {
+    replicas: config.GATEWAY_REPLICAS,
+    registry,
+    logger,
+  });
   let shuttingDown = false;
   const app = buildApp({
     logger,
     internalToken: config.INTERNAL_TOKEN,
     keys,
     usage,
-    limiter: new TwoWindowLimiter(redis, config.REDIS_PREFIX, {
-      replicas: config.GATEWAY_REPLICAS,
-      registry,
-      logger,
-    }),
+    limiter,
     upstreams,
     anonymous: { hourly: config.ANON_HOURLY_LIMIT, daily: config.ANON_DAILY_LIMIT },
     pagesHourly: config.PAGES_HOURLY_LIMIT,
@@ -149,6 +150,8 @@ export async function start(
       for (const upstream of Object.values(upstreams)) upstream.close();
       keysBreaker.shutdown();
       slots.close();
+      // What this process leased and did not hand out goes back, for the other gateways to serve.
+      await limiter.close();
       redis.disconnect();
     },
   };

@@ -97,5 +97,5 @@ export function refundNotModified(
 ): void {
   setLimitHeaders(res, refunded(decision));
   // The answer is on its way already: nothing here may fail the request.
-  limiter.refund(subject).catch(() => undefined);
+  limiter.refund(subject, decision).catch(() => undefined);
 }

@@ -3,6 +3,7 @@ import { Counter, type Registry } from 'prom-client';
 import type { Logger } from '@community/logging';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { withDeadline } from './deadline';
+import { Leases, type Lease, type LeaseOptions, type Taken } from './leases';
 import { RedisWindows, type WindowKey } from './redis-windows';
 
 export interface Subject {
@@ -31,9 +32,12 @@ export type WindowLabel = 'hour' | 'day';
  * What the limiter decided about one request. `shown` is the window the `X-RateLimit-*` headers
  * describe (the tighter one); `windows` are all of the subject's, after this request.
  */
-export type Decision = { shown: WindowState; windows: WindowState[] } & (
-  { allowed: true } | { allowed: false; retryAfter: number }
-);
+export type Decision = {
+  shown: WindowState;
+  windows: WindowState[];
+  /** The lease of this process it was served from, if any: where a `304`'s request goes back. */
+  lease?: Lease;
+} & ({ allowed: true } | { allowed: false; retryAfter: number });
 
 export interface LimiterOptions {
   /** How many gateways share the Redis budget: the in-memory fallback allows each budget ÷ replicas. */
@@ -45,6 +49,8 @@ export interface LimiterOptions {
   registry?: Registry;
   /** Told each time the limiter turns to memory for a cool-off, and why. */
   logger?: Logger;
+  /** How this process leases slices of busy budgets from Redis (leases.ts). */
+  leases?: LeaseOptions;
 }
 
 const WINDOWS = { hourly: 3600, daily: 86_400 } as const;
@@ -61,15 +67,9 @@ interface Window {
   memory(): RateLimiterMemory;
 }
 
-/** One window's count of a request: within the cap or not, what is left after it, until when. */
-interface Counted {
-  ok: boolean;
-  remaining: number;
-  msLeft: number;
-}
-
 /**
- * Hourly and daily fixed windows in Redis (rate-limiter-flexible), with a per-process in-memory
+ * Hourly and daily fixed windows in Redis, leased to this process in small slices for busy budgets
+ * (leases.ts: never more than a cap, within a stated bound across gateways), with a per-process in-memory
  * fallback while Redis is unreachable (DESIGN.md §9): it allows each subject budget ÷
  * GATEWAY_REPLICAS, so all replicas together stay within the budget, and after a failed command,
  * or one without an answer by the deadline (500 ms), the gateway stays on it for a cool-off (5 s)
@@ -81,6 +81,7 @@ interface Counted {
 export class TwoWindowLimiter {
   private readonly memory = new Map<string, RateLimiterMemory>();
   private readonly windows: RedisWindows;
+  private readonly leases: Leases;
   private readonly decisions: Counter<'outcome' | 'subject' | 'store'> | undefined;
   private readonly replicas: number;
   private readonly coolOffMs: number;
@@ -94,6 +95,7 @@ export class TwoWindowLimiter {
     options: LimiterOptions = {},
   ) {
     this.windows = new RedisWindows(redis);
+    this.leases = new Leases(this.windows, options.leases);
     this.replicas = options.replicas ?? 1;
     this.coolOffMs = options.coolOffMs ?? 5_000;
     this.deadlineMs = options.deadlineMs ?? 500;
@@ -112,13 +114,20 @@ export class TwoWindowLimiter {
     return this.inStore((store) => this.decide(subject, store));
   }
 
+  /** Gives this process's unused leased points back to Redis (at shutdown). */
+  close(): Promise<void> {
+    return this.leases.close();
+  }
+
   /** Whether some window of the subject has nothing left; counts nothing. */
   exhausted(subject: Subject): Promise<boolean> {
     return this.inStore(async (store) => {
       const windows = this.windowsOf(subject, store);
+      // Points this process leased and has not handed out are counted in Redis, not used.
+      const unused = store === 'redis' ? this.leases.unused(subject.key) : 0;
       const used =
         store === 'redis'
-          ? await this.windows.peek(windows.map((w) => w.redis(subject.key)))
+          ? (await this.windows.peek(windows.map((w) => w.redis(subject.key)))).map((n) => n - unused)
           : await Promise.all(
               windows.map(async (w) => (await w.memory().get(subject.key))?.consumedPoints ?? 0),
             );
@@ -149,10 +158,12 @@ export class TwoWindowLimiter {
   }
 
   /**
-   * Gives a counted request back in every window of the subject (a `304`: DESIGN.md §10). The
-   * commands are queued on the connection at once, so the caller's next request is counted after.
+   * Gives a counted request back in every window of the subject (a `304`: DESIGN.md §10): to the
+   * lease it was served from while this process still holds it, else in Redis. The commands are
+   * queued on the connection at once, so the caller's next request is counted after.
    */
-  refund(subject: Subject): Promise<void> {
+  refund(subject: Subject, decision?: Decision): Promise<void> {
+    if (decision?.lease && this.leases.giveBack(subject.key, decision.lease)) return Promise.resolve();
     return this.inStore(async (store) => {
       const windows = this.windowsOf(subject, store);
       if (store === 'redis') await this.windows.giveBack(windows.map((w) => w.redis(subject.key)));
@@ -183,40 +194,41 @@ export class TwoWindowLimiter {
     return windows;
   }
 
-  /** Counts the request in every window, or in none when one is full. */
-  private async count(subject: Subject, windows: Window[], store: Store): Promise<Counted[]> {
-    if (store === 'redis') {
-      // Both windows in one script call: one round trip, undone in Redis itself when one is full.
-      const counts = await this.windows.count(windows.map((w) => w.redis(subject.key)));
-      return counts.map(({ count, msLeft }, i) => {
-        const { limit } = windows[i]!;
-        return { ok: count <= limit, remaining: limit - count, msLeft };
-      });
-    }
+  /**
+   * Counts the request in every window, or in none when one is full. What each window shows left:
+   * after the request when allowed; when refused, 0 for a full window and what the other has.
+   */
+  private async count(subject: Subject, windows: Window[], store: Store): Promise<Taken> {
+    if (store === 'redis')
+      return this.leases.take(
+        subject.key,
+        windows.map((w) => w.redis(subject.key)),
+      );
     const outcomes = await Promise.all(windows.map((w) => settle(w.memory().consume(subject.key))));
+    const refused = outcomes.some((outcome) => !outcome.ok);
     // Each window took a point, allowed or not: give them back, so a rejection costs nothing.
-    if (outcomes.some((outcome) => !outcome.ok))
-      await Promise.all(windows.map((w) => w.memory().reward(subject.key, 1)));
-    return outcomes.map(({ ok, res }) => ({ ok, remaining: res.remainingPoints, msLeft: res.msBeforeNext }));
+    if (refused) await Promise.all(windows.map((w) => w.memory().reward(subject.key, 1)));
+    const counted = outcomes.map(({ ok, res }) => ({
+      ok,
+      remaining: !refused ? res.remainingPoints : ok ? res.remainingPoints + 1 : 0,
+      msLeft: res.msBeforeNext,
+    }));
+    return { counted, lease: null };
   }
 
   private async decide(subject: Subject, store: Store): Promise<Decision> {
     const windows = this.windowsOf(subject, store);
-    const outcomes = await this.count(subject, windows, store);
-    if (outcomes.some((outcome) => !outcome.ok)) {
+    const { counted, lease } = await this.count(subject, windows, store);
+    const states = counted.map(({ remaining, msLeft }, i) => state(windows[i]!, remaining, msLeft));
+    if (counted.some((outcome) => !outcome.ok)) {
       this.decisions?.inc({ outcome: 'rejected', subject: subject.kind, store });
-      const retryMs = Math.max(...outcomes.filter((outcome) => !outcome.ok).map((outcome) => outcome.msLeft));
-      // An exceeded window shows 0 left; the other what it had before this request.
-      const states = outcomes.map(({ ok, remaining, msLeft }, i) =>
-        state(windows[i]!, ok ? remaining + 1 : 0, msLeft),
-      );
+      const retryMs = Math.max(...counted.filter((outcome) => !outcome.ok).map((outcome) => outcome.msLeft));
       // Both windows show 0 left when both are exceeded: the tie goes to the hourly one.
       const shown = states.find((s) => s.remaining === 0)!;
       return { allowed: false, shown, windows: states, retryAfter: seconds(retryMs) };
     }
     this.decisions?.inc({ outcome: 'allowed', subject: subject.kind, store });
-    const states = outcomes.map(({ remaining, msLeft }, i) => state(windows[i]!, remaining, msLeft));
-    return { allowed: true, shown: tightest(states), windows: states };
+    return { allowed: true, shown: tightest(states), windows: states, ...(lease && { lease }) };
   }
 
   private window(window: WindowName, budget: number, store: Store): Window {

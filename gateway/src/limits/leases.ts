@@ -1,0 +1,303 @@
+import type { Grant, RedisWindows, WindowKey } from './redis-windows';
+
+/** One window's answer to a request: within the cap or not, what it shows left, until when. */
+export interface Counted {
+  ok: boolean;
+  remaining: number;
+  msLeft: number;
+}
+
+export interface LeaseOptions {
+  /** The most requests one lease holds (32). 1: every request asks Redis. */
+  maxSlice?: number;
+  /** A lease takes at most 1/share of what the tightest window has left, but 1 while it has any (64). */
+  share?: number;
+  /** How long a lease serves before what is left of it goes back to Redis (1 s). */
+  ttlMs?: number;
+}
+
+/** Unused points are given back only this long before their window ends: later, it may be the next one. */
+const RETURN_MARGIN_MS = 1_000;
+
+/** One window as a lease saw it: its cap, its counter in Redis after the grant, when it resets. */
+interface Span {
+  limit: number;
+  count: number;
+  /** Date.now() at which the window resets (measured from when the lease was asked for: never late). */
+  end: number;
+}
+
+/** Points of a subject's budget this process took from Redis and hands out itself. */
+export class Lease {
+  left: number;
+
+  constructor(
+    readonly spans: Span[],
+    public points: number,
+    public expiresAt: number,
+  ) {
+    this.left = points;
+  }
+
+  /** Whether it may serve a request under these caps at `now` (a plan change ends it at once). */
+  serves(windows: WindowKey[], now: number): boolean {
+    return (
+      now < this.expiresAt &&
+      windows.length === this.spans.length &&
+      windows.every((w, i) => w.limit === this.spans[i]!.limit)
+    );
+  }
+
+  /** Hands out one point: every window shows what it has left after it. */
+  take(now: number): Counted[] {
+    this.left--;
+    return this.spans.map((s) => ({
+      ok: true,
+      remaining: s.limit - (s.count - this.left),
+      msLeft: s.end - now,
+    }));
+  }
+
+  /** Takes in a grant of the same windows that came back while this one still had points. */
+  absorb(other: Lease): boolean {
+    const same = this.spans.every(
+      (s, i) => s.limit === other.spans[i]!.limit && Math.abs(s.end - other.spans[i]!.end) < RETURN_MARGIN_MS,
+    );
+    if (!same) return false;
+    this.spans.forEach((s, i) => (s.count = Math.max(s.count, other.spans[i]!.count)));
+    this.points += other.points;
+    this.left += other.left;
+    this.expiresAt = Math.max(this.expiresAt, other.expiresAt);
+    return true;
+  }
+}
+
+/** A lease call in flight: how many points it is expected to bring, and how many requests wait on it. */
+interface Call {
+  windows: WindowKey[];
+  expect: number;
+  claims: number;
+  /** Settles once its points are in the holding's lease, or with the windows' answer if none were granted. */
+  done: Promise<Counted[] | null>;
+}
+
+interface Owed {
+  points: number;
+  until: number;
+}
+
+/** What this process holds of one subject's budget. */
+interface Holding {
+  lease: Lease | null;
+  /** The windows last asked about: where owed points go back to. */
+  windows: WindowKey[];
+  /** Points of ended leases not given back yet, per window, and until when each may be. */
+  owed: Owed[];
+  /** How big the next lease should be: doubles while leases run out before their time. */
+  want: number;
+  /** What the tightest window had left at the last answer (bounds what a lease can bring). */
+  room: number;
+  call: Call | null;
+  touched: number;
+}
+
+export type Taken = { counted: Counted[]; lease: Lease | null };
+
+/**
+ * Each subject's budget leased from Redis in small slices per process, so a busy account's
+ * requests mostly make no Redis call at all (issue 22), within a stated bound (README, "Limits
+ * across gateways"):
+ *
+ * - Nobody is served more than a window's cap, whatever the number of gateways: a lease is taken
+ *   from every window at once, in one script, and only from what is left.
+ * - A lease holds at most `maxSlice` points, and at most 1/`share` of what the tightest window had
+ *   left: with fewer than 2 × share left (every free account), requests are counted one by one.
+ * - A request may be refused while other processes hold leased points unused: at most
+ *   (processes − 1) × maxSlice. A lease serves for `ttlMs`; what is left of it then goes back to
+ *   Redis within another ttlMs (and at shutdown). One gateway process alone is exact.
+ * - Leases grow from 1 point, doubling while they run out before their time (slow start), and
+ *   shrink to what the last one served when it outlived its use: a quiet account asks Redis per
+ *   request, as without leases, and holds nothing unused.
+ */
+export class Leases {
+  private readonly held = new Map<string, Holding>();
+  private readonly maxSlice: number;
+  private readonly share: number;
+  private readonly ttlMs: number;
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly redis: RedisWindows,
+    options: LeaseOptions = {},
+  ) {
+    this.maxSlice = options.maxSlice ?? 32;
+    this.share = options.share ?? 64;
+    this.ttlMs = options.ttlMs ?? 1_000;
+    this.sweeper = setInterval(() => this.sweep(Date.now()), this.ttlMs / 2);
+    this.sweeper.unref();
+  }
+
+  /**
+   * Counts one request of `subject` in its windows: from this process's lease when it has points,
+   * else from a lease call (joining one in flight that is expected to bring a point for it).
+   * Rejects when Redis fails the call.
+   */
+  async take(subject: string, windows: WindowKey[]): Promise<Taken> {
+    const holding = this.holding(subject, windows);
+    for (;;) {
+      const now = Date.now();
+      holding.touched = now;
+      const lease = this.usable(holding, windows, now);
+      if (lease) return { counted: lease.take(now), lease };
+      let call = holding.call;
+      if (!call || call.claims >= call.expect || !sameCaps(call.windows, windows))
+        call = this.send(holding, windows, now);
+      call.claims++;
+      const refused = await call.done;
+      // A grant of another call may have come in meanwhile: refused only when nothing is left here.
+      if (refused && !this.usable(holding, windows, Date.now())) return { counted: refused, lease: null };
+    }
+  }
+
+  /** Gives a request served from `lease` back to it, if it is still this process's: false if not. */
+  giveBack(subject: string, lease: Lease): boolean {
+    const holding = this.held.get(subject);
+    if (holding?.lease !== lease || Date.now() >= lease.expiresAt) return false;
+    lease.left++;
+    return true;
+  }
+
+  /** Points of the subject this process holds and has not handed out: counted in Redis, not used. */
+  unused(subject: string): number {
+    const lease = this.held.get(subject)?.lease;
+    return lease && Date.now() < lease.expiresAt ? lease.left : 0;
+  }
+
+  /** Gives every unused point back (at shutdown): another gateway may hand them out. */
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    await Promise.all(this.sweep(Number.POSITIVE_INFINITY));
+  }
+
+  private holding(subject: string, windows: WindowKey[]): Holding {
+    let holding = this.held.get(subject);
+    if (!holding) {
+      holding = {
+        lease: null,
+        windows,
+        owed: [],
+        want: 1,
+        room: Infinity,
+        call: null,
+        touched: 0,
+      };
+      this.held.set(subject, holding);
+    }
+    return holding;
+  }
+
+  private usable(holding: Holding, windows: WindowKey[], now: number): Lease | null {
+    const { lease } = holding;
+    return lease && lease.left > 0 && lease.serves(windows, now) ? lease : null;
+  }
+
+  private send(holding: Holding, windows: WindowKey[], now: number): Call {
+    const old = holding.lease;
+    if (old) {
+      if (old.left === 0 && now < old.expiresAt) holding.want = Math.min(this.maxSlice, holding.want * 2);
+      else if (now >= old.expiresAt) holding.want = Math.max(1, old.points - old.left);
+      this.retire(holding, old, now);
+      holding.lease = null;
+    }
+    const want = holding.want;
+    const back = this.repay(holding, now);
+    holding.windows = windows;
+    const call: Call = {
+      windows,
+      expect: Math.max(1, Math.min(want, Math.floor(holding.room / this.share))),
+      claims: 0,
+      done: this.redis
+        .lease(windows, want, this.share, back)
+        .then((grant) => this.granted(holding, windows, grant, now))
+        .finally(() => {
+          if (holding.call === call) holding.call = null;
+        }),
+    };
+    holding.call = call;
+    return call;
+  }
+
+  /** Puts a grant's points in the holding's lease; answers the windows' refusal when there were none. */
+  private granted(holding: Holding, windows: WindowKey[], grant: Grant, sentAt: number): Counted[] | null {
+    const spans = windows.map((w, i) => ({
+      limit: w.limit,
+      count: grant.windows[i]!.count,
+      end: sentAt + grant.windows[i]!.msLeft,
+    }));
+    holding.room = Math.min(...spans.map((s) => s.limit - s.count));
+    const now = Date.now();
+    if (grant.points === 0) {
+      // Nothing taken: a full window shows 0 left, the other what it has.
+      return spans.map((s) => ({
+        ok: s.count < s.limit,
+        remaining: Math.max(0, s.limit - s.count),
+        msLeft: s.end - now,
+      }));
+    }
+    const fresh = new Lease(spans, grant.points, Math.min(sentAt + this.ttlMs, ...spans.map((s) => s.end)));
+    const current = holding.lease;
+    if (current && current.left > 0 && current.absorb(fresh)) return null;
+    if (current) this.retire(holding, current, now);
+    holding.lease = fresh;
+    return null;
+  }
+
+  /**
+   * Ends a lease: its unused points are owed back to each window it was leased from, while that
+   * window lasts (a daily window outlives the hourly one).
+   */
+  private retire(holding: Holding, lease: Lease, now: number): void {
+    if (lease.left > 0)
+      lease.spans.forEach((span, i) => {
+        const until = span.end - RETURN_MARGIN_MS;
+        if (now >= until) return;
+        const owed = holding.owed[i];
+        holding.owed[i] = owed?.points
+          ? { points: owed.points + lease.left, until: Math.min(owed.until, until) }
+          : { points: lease.left, until };
+      });
+    lease.left = 0;
+  }
+
+  /** What the holding owes each window and may still give back; owes nothing after. */
+  private repay(holding: Holding, now: number): number[] {
+    const back = Array.from(holding.windows, (_, i) => {
+      const owed = holding.owed[i];
+      return owed && now < owed.until ? owed.points : 0;
+    });
+    holding.owed = [];
+    return back;
+  }
+
+  /** Ends the leases past their time, gives their unused points back, forgets quiet subjects. */
+  private sweep(now: number): Promise<unknown>[] {
+    const returns: Promise<unknown>[] = [];
+    for (const [subject, holding] of this.held) {
+      if (holding.call) continue;
+      const { lease } = holding;
+      if (lease && now >= lease.expiresAt) {
+        holding.want = Math.max(1, lease.points - lease.left);
+        this.retire(holding, lease, Date.now());
+        holding.lease = null;
+      }
+      const back = this.repay(holding, Date.now());
+      if (back.some((points) => points > 0))
+        returns.push(this.redis.lease(holding.windows, 0, this.share, back).catch(() => undefined));
+      if (!holding.lease && now - holding.touched > this.ttlMs) this.held.delete(subject);
+    }
+    return returns;
+  }
+}
+
+const sameCaps = (a: WindowKey[], b: WindowKey[]) =>
+  a.length === b.length && a.every((w, i) => w.limit === b[i]!.limit);
