@@ -145,10 +145,9 @@ export class Leases {
   async take(subject: string, windows: WindowKey[]): Promise<Taken> {
     const holding = this.holding(subject, windows);
     for (;;) {
+      const taken = this.fromLease(holding, windows);
+      if (taken) return taken;
       const now = Date.now();
-      holding.touched = now;
-      const lease = this.usable(holding, windows, now);
-      if (lease) return { counted: lease.take(now), lease };
       let call = holding.call;
       if (!call || call.claims >= call.expect || !sameCaps(call.windows, windows))
         call = this.send(holding, windows, now);
@@ -157,6 +156,12 @@ export class Leases {
       // A grant of another call may have come in meanwhile: refused only when nothing is left here.
       if (refused && !this.usable(holding, windows, Date.now())) return { counted: refused, lease: null };
     }
+  }
+
+  /** Counts one request from this process's lease, at once, if it has points for it: else null. */
+  takeHeld(subject: string, windows: WindowKey[]): Taken | null {
+    const holding = this.held.get(subject);
+    return holding ? this.fromLease(holding, windows) : null;
   }
 
   /** Gives a request served from `lease` back to it, if it is still this process's: false if not. */
@@ -194,6 +199,13 @@ export class Leases {
       this.held.set(subject, holding);
     }
     return holding;
+  }
+
+  private fromLease(holding: Holding, windows: WindowKey[]): Taken | null {
+    const now = Date.now();
+    holding.touched = now;
+    const lease = this.usable(holding, windows, now);
+    return lease ? { counted: lease.take(now), lease } : null;
   }
 
   private usable(holding: Holding, windows: WindowKey[], now: number): Lease | null {

@@ -111,6 +111,12 @@ export class TwoWindowLimiter {
   }
 
   consume(subject: Subject): Promise<Decision> {
+    // Served from this process's lease: no Redis call, so no deadline to watch either.
+    if (this.redisUsable()) {
+      const windows = this.windowsOf(subject, 'redis');
+      const taken = this.leases.takeHeld(subject.key, this.redisKeys(subject, windows));
+      if (taken) return Promise.resolve(this.decision(subject, windows, taken, 'redis'));
+    }
     return this.inStore((store) => this.decide(subject, store));
   }
 
@@ -171,8 +177,13 @@ export class TwoWindowLimiter {
     });
   }
 
+  /** Connected, and not in a cool-off after a failure. */
+  private redisUsable(): boolean {
+    return this.redis.status === 'ready' && Date.now() >= this.redisAgainAt;
+  }
+
   private async inStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
-    if (this.redis.status === 'ready' && Date.now() >= this.redisAgainAt) {
+    if (this.redisUsable()) {
       try {
         return await withDeadline(work('redis'), this.deadlineMs);
       } catch (error) {
@@ -199,11 +210,7 @@ export class TwoWindowLimiter {
    * after the request when allowed; when refused, 0 for a full window and what the other has.
    */
   private async count(subject: Subject, windows: Window[], store: Store): Promise<Taken> {
-    if (store === 'redis')
-      return this.leases.take(
-        subject.key,
-        windows.map((w) => w.redis(subject.key)),
-      );
+    if (store === 'redis') return this.leases.take(subject.key, this.redisKeys(subject, windows));
     const outcomes = await Promise.all(windows.map((w) => settle(w.memory().consume(subject.key))));
     const refused = outcomes.some((outcome) => !outcome.ok);
     // Each window took a point, allowed or not: give them back, so a rejection costs nothing.
@@ -216,9 +223,16 @@ export class TwoWindowLimiter {
     return { counted, lease: null };
   }
 
+  private redisKeys(subject: Subject, windows: Window[]): WindowKey[] {
+    return windows.map((w) => w.redis(subject.key));
+  }
+
   private async decide(subject: Subject, store: Store): Promise<Decision> {
     const windows = this.windowsOf(subject, store);
-    const { counted, lease } = await this.count(subject, windows, store);
+    return this.decision(subject, windows, await this.count(subject, windows, store), store);
+  }
+
+  private decision(subject: Subject, windows: Window[], { counted, lease }: Taken, store: Store): Decision {
     const states = counted.map(({ remaining, msLeft }, i) => state(windows[i]!, remaining, msLeft));
     if (counted.some((outcome) => !outcome.ok)) {
       this.decisions?.inc({ outcome: 'rejected', subject: subject.kind, store });
