@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { effectiveScopes } from '@community/access';
 import { isRole, toTimestamp, UnauthorizedError, type Actor } from '@community/contracts';
@@ -50,8 +50,20 @@ function payload(fields: SignedFields): string {
   return signed.join('\n');
 }
 
+/** The token as a key object, made once: a string key is converted again by every HMAC. */
+const secretKeys = new Map<string, KeyObject>();
+
+function secretKey(token: string): KeyObject {
+  let key = secretKeys.get(token);
+  if (!key) {
+    key = createSecretKey(token, 'utf8');
+    secretKeys.set(token, key);
+  }
+  return key;
+}
+
 function sign(token: string, fields: SignedFields): string {
-  return createHmac('sha256', token).update(payload(fields)).digest('base64url');
+  return createHmac('sha256', secretKey(token)).update(payload(fields)).digest('base64url');
 }
 
 /** The identity headers for one upstream request, signed with INTERNAL_TOKEN. */
