@@ -22,7 +22,11 @@
  *      BENCH_TARGETS (direct,nginx,node,gateway,gateway304; node is bench/node-proxy.mjs, a bare
  *      node:http proxy: the floor for any Node gateway on this machine; gateway304 sends each post's
  *      current ETag in If-None-Match, so every answer is a free 304, DESIGN.md §10), BENCH_LOG_LEVEL (warn, for all three services),
- *      BENCH_PROFILE_DIR (unset: when set, the gateway runs with --cpu-prof into that directory),
+ *      BENCH_RUN (built: every service runs as its image does, `node --enable-source-maps
+ *      dist/main.js` after `npm run build` in each checkout; source: from TypeScript through tsx,
+ *      whose transform names every closure it creates at run time),
+ *      BENCH_PROFILE_DIR (unset: when set, the gateway runs with --cpu-prof into that directory, the
+ *      bare Node proxy into its `node/` subdirectory),
  *      BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway, e.g. --perf-basic-prof; it runs
  *      with docker-compose.yml's and the Kubernetes base's NODE_OPTIONS, --max-semi-space-size=32, as
  *      does the bare Node proxy, so both are measured as a gateway is deployed),
@@ -75,6 +79,9 @@ const ROUNDS = intEnv('BENCH_ROUNDS', 2);
 const POSTS = intEnv('BENCH_POSTS', 100);
 const THREADS = intEnv('BENCH_THREADS', 1);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
+const BUILT = (process.env.BENCH_RUN ?? 'built') === 'built';
+if (!['built', 'source', undefined].includes(process.env.BENCH_RUN))
+  throw new Error('BENCH_RUN must be built or source');
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ? path.resolve(process.env.BENCH_PROFILE_DIR) : undefined;
 const GATEWAY_NODE_ARGS = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const POSTS_NODE_ARGS = (process.env.BENCH_POSTS_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -159,7 +166,9 @@ function startService(
   return startChild(
     name,
     process.execPath,
-    [...nodeArgs, '--conditions=source', '--import', 'tsx', path.join(dir, 'src/main.ts')],
+    BUILT
+      ? [...nodeArgs, '--enable-source-maps', path.join(dir, 'dist/main.js')]
+      : [...nodeArgs, '--conditions=source', '--import', 'tsx', path.join(dir, 'src/main.ts')],
     {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -768,6 +777,8 @@ async function main(): Promise<void> {
     INTERNAL_TOKEN: token,
     SHUTDOWN_GRACE_MS: '1000',
   };
+  build(root);
+  if (COMPARE_ROOT) build(COMPARE_ROOT);
   const users = startService('users', 'users-service', { ...common, USERS_SERVICE_PORT: String(usersPort) });
   const posts = startService(
     'posts',
@@ -856,7 +867,13 @@ async function main(): Promise<void> {
   const nodeProxy = startChild(
     'node',
     process.execPath,
-    [...DEPLOYED_NODE_ARGS, path.join(__dirname, 'node-proxy.mjs'), String(nodePort), String(postsPort)],
+    [
+      ...DEPLOYED_NODE_ARGS,
+      ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.join(PROFILE_DIR, 'node')}`] : []),
+      path.join(__dirname, 'node-proxy.mjs'),
+      String(nodePort),
+      String(postsPort),
+    ],
     { PATH: process.env.PATH },
   );
   const nodeUrl = `http://127.0.0.1:${nodePort}`;
@@ -954,6 +971,11 @@ async function main(): Promise<void> {
 
 let baselineDir: string | undefined;
 
+/** Compiles a checkout as its images do (`npm run build`), when the services run built. */
+function build(checkout: string): void {
+  if (BUILT) execFileSync('npm', ['run', 'build'], { cwd: checkout, stdio: 'ignore' });
+}
+
 /**
  * A worktree of the repository at `revision` with its own `npm ci`: that revision's gateway, libraries
  * and packages as they were.
@@ -966,6 +988,7 @@ function baselineTree(revision: string): string {
     cwd: baselineDir,
     stdio: 'ignore',
   });
+  build(baselineDir);
   return baselineDir;
 }
 
