@@ -43,7 +43,7 @@
  * Besides req/s and latency it reports CPU per request of every process (from /proc), which on a
  * shared 2-core machine is steadier than throughput and says where the time goes.
  */
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -54,7 +54,15 @@ import { createDb, type Sql } from '@community/db';
 import { topologyNames } from '@community/events';
 import { signIdentity } from '@community/http-kit';
 import { actor, apiClient, deleteAmqpObjects, freePort } from '@community/test-harness';
-import { waitAnswering } from './ready';
+import {
+  build,
+  DEPLOYED_NODE_ARGS,
+  serviceArgs,
+  startChild as spawnChild,
+  stopChild,
+  waitHttp,
+  type Child,
+} from './processes';
 import { seedPosts } from './seed-posts';
 
 const root = path.resolve(__dirname, '..');
@@ -79,9 +87,6 @@ const ROUNDS = intEnv('BENCH_ROUNDS', 2);
 const POSTS = intEnv('BENCH_POSTS', 100);
 const THREADS = intEnv('BENCH_THREADS', 1);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
-const BUILT = (process.env.BENCH_RUN ?? 'built') === 'built';
-if (!['built', 'source', undefined].includes(process.env.BENCH_RUN))
-  throw new Error('BENCH_RUN must be built or source');
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ? path.resolve(process.env.BENCH_PROFILE_DIR) : undefined;
 const GATEWAY_NODE_ARGS = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const POSTS_NODE_ARGS = (process.env.BENCH_POSTS_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -94,7 +99,6 @@ const TARGETS = (process.env.BENCH_TARGETS ?? 'direct,nginx,node,gateway,gateway
   .concat(process.env.BENCH_BASELINE ? ['baseline'] : []);
 
 /** What the gateway's deployments give node (docker-compose.yml, deploy/k8s/base/gateway.yaml). */
-const DEPLOYED_NODE_ARGS = ['--max-semi-space-size=32'];
 const TARGET_ADDED_P50_MS = 2;
 
 /**
@@ -118,12 +122,6 @@ function intEnv(name: string, fallback: number): number {
 // ---------------------------------------------------------------------------------------------
 // Child processes
 
-interface Child {
-  name: string;
-  proc: ChildProcess;
-  log: string;
-}
-
 const children: Child[] = [];
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-gw-'));
 // nginx's worker drops to `nobody` when the master runs as root: it must be able to enter the dir.
@@ -136,25 +134,10 @@ function startChild(
   env: NodeJS.ProcessEnv,
   cwd = root,
 ): Child {
-  const log = path.join(workDir, `${name}.log`);
-  const fd = fs.openSync(log, 'a');
-  // Output goes to a file, never through this process: it stays idle while wrk runs.
-  const proc = spawn(command, args, { cwd, env, stdio: ['ignore', fd, fd] });
-  fs.closeSync(fd);
-  const child = { name, proc, log };
+  const child = spawnChild(name, command, args, env, { cwd, logDir: workDir });
   children.push(child);
   return child;
 }
-
-function logTail(child: Child, lines = 20): string {
-  try {
-    return fs.readFileSync(child.log, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no log)';
-  }
-}
-
-const running = (child: Child) => child.proc.exitCode === null && child.proc.signalCode === null;
 
 function startService(
   name: string,
@@ -166,9 +149,7 @@ function startService(
   return startChild(
     name,
     process.execPath,
-    BUILT
-      ? [...nodeArgs, '--enable-source-maps', path.join(dir, 'dist/main.js')]
-      : [...nodeArgs, '--conditions=source', '--import', 'tsx', path.join(dir, 'src/main.ts')],
+    serviceArgs(dir, nodeArgs),
     {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -178,25 +159,6 @@ function startService(
     },
     cwd,
   );
-}
-
-function waitHttp(child: Child, url: string): Promise<void> {
-  return waitAnswering({ name: child.name, running: () => running(child), log: () => logTail(child) }, url, {
-    timeoutMs: 60_000,
-    intervalMs: 200,
-  });
-}
-
-async function stopChild(child: Child): Promise<void> {
-  if (!running(child)) return;
-  const exited = new Promise<void>((resolve) => child.proc.once('exit', () => resolve()));
-  child.proc.kill('SIGTERM');
-  const timer = setTimeout(() => {
-    console.error(`${child.name} did not stop within 15 s: SIGKILL`);
-    child.proc.kill('SIGKILL');
-  }, 15_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -970,11 +932,6 @@ async function main(): Promise<void> {
 }
 
 let baselineDir: string | undefined;
-
-/** Compiles a checkout as its images do (`npm run build`), when the services run built. */
-function build(checkout: string): void {
-  if (BUILT) execFileSync('npm', ['run', 'build'], { cwd: checkout, stdio: 'ignore' });
-}
 
 /**
  * A worktree of the repository at `revision` with its own `npm ci`: that revision's gateway, libraries

@@ -3,8 +3,9 @@
  * Seeds a dedicated database once (`community_bench_search`, reused on later runs): 100,000 posts of
  * generated text over a 600-word vocabulary drawn Zipf-like (word rank r with probability ∝ 1/r; the
  * most frequent are English stop words, as in real text), and 100,000 users named from the same
- * words, some accented. Starts posts-service and users-service in-process and measures each query
- * sequentially (c=1: latency) and with 8 in flight (c=8).
+ * words, some accented. Starts posts-service and users-service as their containers run them, each
+ * a process of its own (built, or through tsx with BENCH_RUN=source: bench/processes.ts), and
+ * measures each query sequentially (c=1: latency) and with 8 in flight (c=8).
  *
  * Targets: GET /posts?q= p99 ≤ 25 ms at c=1; GET /users?q= p99 ≤ 10 ms at c=1.
  *
@@ -13,12 +14,23 @@
  *      BENCH_ONLY (run only the scenarios whose path contains this, e.g. `/users`).
  */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createDb, ensureDatabase, type Sql } from '@community/db';
-import { parsePostsConfig } from '../posts-service/src/config';
-import { SCHEMA as POSTS_SCHEMA, start as startPosts } from '../posts-service/src/start';
-import { parseUsersConfig } from '../users-service/src/config';
-import { SCHEMA as USERS_SCHEMA, start as startUsers } from '../users-service/src/start';
+import { freePort } from '@community/test-harness';
+import { SCHEMA as POSTS_SCHEMA } from '../posts-service/src/start';
+import { SCHEMA as USERS_SCHEMA } from '../users-service/src/start';
 import { measure } from './measure';
+import {
+  build,
+  DEPLOYED_NODE_ARGS,
+  serviceArgs,
+  startChild,
+  stopChild,
+  waitHttp,
+  type Child,
+} from './processes';
 
 const DATABASE_URL =
   process.env.BENCH_SEARCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/community_bench_search';
@@ -113,11 +125,37 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
     AMQP_EXCHANGE: 'bench.search.events',
   };
-  const posts = await startPosts(parsePostsConfig({ ...common, POSTS_SERVICE_PORT: '0' }));
-  const users = await startUsers(parseUsersConfig({ ...common, USERS_SERVICE_PORT: '0' }));
+  const root = path.resolve(__dirname, '..');
+  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-search-'));
+  build(root);
+  const children: Child[] = [];
+  /** A service as its container runs it, a process of its own: its GC pauses are its own. */
+  const service = async (dir: string, portVar: string) => {
+    const port = await freePort();
+    const child = startChild(
+      dir,
+      process.execPath,
+      serviceArgs(dir, DEPLOYED_NODE_ARGS),
+      {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        NODE_ENV: 'production',
+        ...common,
+        [portVar]: String(port),
+      },
+      { cwd: root, logDir },
+    );
+    children.push(child);
+    const url = `http://127.0.0.1:${port}`;
+    await waitHttp(child, `${url}/readyz`);
+    return { url };
+  };
   const postsSql = createDb(DATABASE_URL, { schema: POSTS_SCHEMA, max: 2 });
   const usersSql = createDb(DATABASE_URL, { schema: USERS_SCHEMA, max: 2 });
   try {
+    // One after the other: both migrate the database on first start.
+    const posts = await service('posts-service', 'POSTS_SERVICE_PORT');
+    const users = await service('users-service', 'USERS_SERVICE_PORT');
     await seedPosts(postsSql);
     await seedUsers(usersSql);
     const w = (rank: number) => encodeURIComponent(VOCABULARY[rank - 1]!);
@@ -169,8 +207,7 @@ async function main(): Promise<void> {
   } finally {
     await postsSql.end();
     await usersSql.end();
-    await users.stop();
-    await posts.stop();
+    await Promise.all(children.map(stopChild));
   }
 }
 

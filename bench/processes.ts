@@ -1,0 +1,86 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { waitAnswering } from './ready';
+
+/** A process a bench started, its output going to a file of its own. */
+export interface Child {
+  name: string;
+  proc: ChildProcess;
+  log: string;
+}
+
+/** Starts `command`; its output goes to `<logDir>/<name>.log`, never through the bench's process. */
+export function startChild(
+  name: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  { cwd, logDir }: { cwd: string; logDir: string },
+): Child {
+  const log = path.join(logDir, `${name}.log`);
+  const fd = fs.openSync(log, 'a');
+  // Output goes to a file, never through this process: it stays idle while the load runs.
+  const proc = spawn(command, args, { cwd, env, stdio: ['ignore', fd, fd] });
+  fs.closeSync(fd);
+  return { name, proc, log };
+}
+
+export const running = (child: Child) => child.proc.exitCode === null && child.proc.signalCode === null;
+
+export function logTail(child: Child, lines = 20): string {
+  try {
+    return fs.readFileSync(child.log, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** Waits until `url` answers 2xx; fails with the child's last output when it exits first or never does. */
+export function waitHttp(child: Child, url: string): Promise<void> {
+  return waitAnswering({ name: child.name, running: () => running(child), log: () => logTail(child) }, url, {
+    timeoutMs: 60_000,
+    intervalMs: 200,
+  });
+}
+
+/** SIGTERM, and SIGKILL after 15 s. */
+export async function stopChild(child: Child): Promise<void> {
+  if (!running(child)) return;
+  const exited = new Promise<void>((resolve) => child.proc.once('exit', () => resolve()));
+  child.proc.kill('SIGTERM');
+  const timer = setTimeout(() => {
+    console.error(`${child.name} did not stop within 15 s: SIGKILL`);
+    child.proc.kill('SIGKILL');
+  }, 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** The node flags of docker-compose.yml's and the Kubernetes base's NODE_OPTIONS. */
+export const DEPLOYED_NODE_ARGS = ['--max-semi-space-size=32'];
+
+/**
+ * How a service runs: `built` as its image runs it (`node --enable-source-maps dist/main.js`, after
+ * `npm run build` in its checkout), `source` from TypeScript through tsx (whose transform names
+ * every closure it creates at run time). BENCH_RUN, `built` unless set.
+ */
+export function runMode(): 'built' | 'source' {
+  const mode = process.env.BENCH_RUN ?? 'built';
+  if (mode !== 'built' && mode !== 'source') throw new Error('BENCH_RUN must be built or source');
+  return mode;
+}
+
+/** Compiles a checkout as its images do, when services run built. */
+export function build(checkout: string): void {
+  if (runMode() !== 'built') return;
+  if (spawnSync('npm', ['run', 'build'], { cwd: checkout, stdio: 'ignore' }).status !== 0)
+    throw new Error(`npm run build failed in ${checkout}`);
+}
+
+/** The arguments that start the service in `dir` (a workspace: `posts-service`, `gateway`…). */
+export function serviceArgs(dir: string, nodeArgs: string[] = []): string[] {
+  return runMode() === 'built'
+    ? [...nodeArgs, '--enable-source-maps', path.join(dir, 'dist/main.js')]
+    : [...nodeArgs, '--conditions=source', '--import', 'tsx', path.join(dir, 'src/main.ts')];
+}
