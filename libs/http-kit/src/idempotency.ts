@@ -1,11 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import {
-  IdempotencyInProgressError,
-  IdempotencyKeyReusedError,
-  ValidationError,
-  type Actor,
-} from '@community/contracts';
+import { IdempotencyInProgressError, IdempotencyKeyReusedError, ValidationError } from '@community/contracts';
 import {
   inTransaction,
   keepAnswer,
@@ -18,6 +13,7 @@ import {
 } from '@community/db';
 import type { Logger } from '@community/logging';
 import { errorHandler } from './error-handler';
+import { callerOf } from './identity';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -186,9 +182,8 @@ function parseKey(header: string | string[]): string {
 }
 
 async function ownerOf(req: Request, res: Response, options: IdempotencyOptions): Promise<string> {
-  const actor = res.locals.actor as Actor | null;
-  if (actor) return `acct:${actor.userId}`;
-  return (await options.anonymousOwner?.(req, res)) ?? `ip:${res.locals.clientIp as string}`;
+  if (res.locals.actor) return callerOf(res.locals);
+  return (await options.anonymousOwner?.(req, res)) ?? callerOf(res.locals);
 }
 
 const sha256 = (...parts: string[]) => createHash('sha256').update(parts.join('\n')).digest();

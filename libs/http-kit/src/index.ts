@@ -22,7 +22,8 @@ export {
 } from './envelope';
 export { encodeCursor, decodeCursor, type CursorList } from './cursor';
 export { sendTimeOrdered, sliceOf, type Slice, type TimeOrderedList } from './time-ordered';
-export { signIdentity, verifyIdentity, requireActor, IDENTITY_HEADERS } from './identity';
+export { signIdentity, verifyIdentity, requireActor, callerOf, IDENTITY_HEADERS } from './identity';
+export { Slots, SlotsFull, inSlots, searchSlots, type SlotsOptions } from './slots';
 export { createRegistry, httpMetrics, requestRecorder, routeOf, type RecordRequest } from './metrics';
 export { mountHealth, PROBE_PATHS, type ReadinessCheck, type HealthOptions } from './health';
 export { listen, type RunningServer } from './server';

@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { Slots } from '@community/http-kit';
 
 // scrypt parameters are stored in each hash, so they can be raised later without breaking logins.
 const DEFAULT = { N: 2 ** 15, r: 8, p: 1 };
@@ -9,22 +10,10 @@ const KEY_LENGTH = 64;
 // 5 s connect_timeout. A login burst queueing more hashes than there are threads made new
 // connections time out (CONNECT_TIMEOUT) while the open ones worked. At most all threads but one
 // hash at a time; the other hashes wait here, not in the pool.
-const PARALLEL_HASHES = Math.max(1, (Number(process.env.UV_THREADPOOL_SIZE) || 4) - 1);
-let hashing = 0;
-const waiting: (() => void)[] = [];
+const hashes = new Slots({ size: Math.max(1, (Number(process.env.UV_THREADPOOL_SIZE) || 4) - 1) });
 
-async function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
-  if (hashing < PARALLEL_HASHES) hashing++;
-  else await new Promise<void>((resolve) => waiting.push(resolve));
-  try {
-    return await scryptOnPool(password, salt, options);
-  } finally {
-    // The slot passes to the next hash waiting, if any.
-    const next = waiting.shift();
-    if (next) next();
-    else hashing--;
-  }
-}
+const derive = (password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> =>
+  hashes.run('scrypt', () => scryptOnPool(password, salt, options));
 
 function scryptOnPool(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) =>
