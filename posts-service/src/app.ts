@@ -1,5 +1,10 @@
 import type { Express } from 'express';
-import { createServiceApp, type HealthOptions, type IdempotencyOptions } from '@community/http-kit';
+import {
+  createServiceApp,
+  type HealthOptions,
+  type IdempotencyOptions,
+  type Slots,
+} from '@community/http-kit';
 import type { Logger } from '@community/logging';
 import type { TxDeps } from '@community/events';
 import type { Clock } from './domain/clock';
@@ -16,6 +21,8 @@ export interface AppDeps extends TxDeps {
   clock: Clock;
   /** SEARCH_TIMEOUT_MS: how long one query of a search may take. */
   searchTimeoutMs: number;
+  /** Where searches wait for one of the SEARCH_CONCURRENCY slots. */
+  searches: Slots;
   /** PUBLIC_BASE_URL, when configured (absolute URLs in answers: pagination links, default avatars). */
   publicBaseUrl?: string;
 }

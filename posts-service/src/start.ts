@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { searchSlots } from '@community/http-kit';
 import { createLogger, type Logger } from '@community/logging';
 import { startDataService, type RunningDataService } from '@community/service-runtime';
 import { buildApp } from './app';
@@ -41,6 +42,7 @@ export function start(
         internalToken: config.INTERNAL_TOKEN,
         clock,
         searchTimeoutMs: config.SEARCH_TIMEOUT_MS,
+        searches: searchSlots(config.SEARCH_CONCURRENCY),
         publicBaseUrl: config.PUBLIC_BASE_URL,
       }),
     onStop: () => views?.stop(),

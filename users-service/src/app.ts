@@ -1,6 +1,11 @@
 import type { Express, Router } from 'express';
 import type { TxDeps } from '@community/events';
-import { createServiceApp, type HealthOptions, type IdempotencyOptions } from '@community/http-kit';
+import {
+  createServiceApp,
+  type HealthOptions,
+  type IdempotencyOptions,
+  type Slots,
+} from '@community/http-kit';
 import type { Logger } from '@community/logging';
 import type { UsageTracker } from './domain/keys/usage-tracker';
 import type { OAuthSettings } from './domain/oauth/oauth-server';
@@ -19,6 +24,8 @@ export interface AppDeps extends TxDeps {
   oauth: OAuthSettings;
   /** The notification streams this process holds. */
   streams: StreamHub;
+  /** Where user lookups wait for one of the SEARCH_CONCURRENCY slots. */
+  searches: Slots;
   /** PUBLIC_BASE_URL, when configured (absolute URLs in answers: pagination links, default avatars). */
   publicBaseUrl?: string;
   /** The account pages under /account. */

@@ -25,6 +25,8 @@ export const usersConfigSchema = z
     OAUTH_REFRESH_TOKEN_TTL_SECONDS: intVar(30 * 86_400, 60),
     /** A comment line on every open notification stream this often (DESIGN.md §13: 25 s), so idle proxies keep it. */
     NOTIFICATION_HEARTBEAT_SECONDS: intVar(25, 1),
+    /** How many user lookups (`GET /users?q=`) one process runs at once; more wait briefly, then get a 429. */
+    SEARCH_CONCURRENCY: intVar(2, 1),
     /** The OAuth issuer (RFC 8414), e.g. https://api.example.com; unset: the host each request came in on. */
     OAUTH_ISSUER: optional(
       z

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { searchSlots } from '@community/http-kit';
 import { createLogger, type Logger } from '@community/logging';
 import { mergeHandlers } from '@community/events';
 import { startDataService, type RunningDataService } from '@community/service-runtime';
@@ -68,6 +69,7 @@ export function start(
         oauth: oauthSettings(config),
         internalToken: config.INTERNAL_TOKEN,
         publicBaseUrl: config.PUBLIC_BASE_URL,
+        searches: searchSlots(config.SEARCH_CONCURRENCY),
         pages: (router) =>
           accountPages(router, {
             sql: runtime.sql,

@@ -5,6 +5,7 @@ import {
   updateCommentBody,
 } from '@community/contracts';
 import {
+  inSlots,
   parseId,
   parseWith,
   publicBase,
@@ -13,6 +14,7 @@ import {
   sendData,
   sendTimeOrdered,
   type OperationHandlers,
+  type Slots,
 } from '@community/http-kit';
 import { deleteComment, setCommentLike, updateComment } from '../domain/comments/change-comment';
 import { createComment } from '../domain/comments/create-comment';
@@ -26,19 +28,23 @@ import {
 import type { TxDeps } from '@community/events';
 
 /** The handlers of the comment operations in `POST_OPERATIONS` (libs/openapi), by operation id. */
-export function commentsHandlers(deps: TxDeps & { searchTimeoutMs: number }): OperationHandlers {
+export function commentsHandlers(
+  deps: TxDeps & { searchTimeoutMs: number; searches: Slots },
+): OperationHandlers {
   return {
     listAllComments: async (req, res) => {
       const query = parseWith(listAllCommentsQuery, req.query);
       const base = publicBase(req);
-      await sendTimeOrdered(req, res, {
-        list: { name: 'all-comments', scope: JSON.stringify([query.author, query.post]) },
-        query,
-        // A search pages by number: its order is not a position a cursor can hold.
-        walkable: query.q === undefined,
-        byPage: () => listAllComments(deps, query, base),
-        after: (id) => listAllCommentsAfter(deps, query, id, base),
-      });
+      const send = () =>
+        sendTimeOrdered(req, res, {
+          list: { name: 'all-comments', scope: JSON.stringify([query.author, query.post]) },
+          query,
+          // A search pages by number: its order is not a position a cursor can hold.
+          walkable: query.q === undefined,
+          byPage: () => listAllComments(deps, query, base),
+          after: (id) => listAllCommentsAfter(deps, query, id, base),
+        });
+      await (query.q === undefined ? send() : inSlots(deps.searches, res.locals, 'searches', send));
     },
     listComments: async (req, res) => {
       const postId = parseId(req.params.id, 'post');

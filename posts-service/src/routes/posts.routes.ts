@@ -1,6 +1,7 @@
 import { createPostBody, listPostsQuery, postOrder, updatePostBody } from '@community/contracts';
 import {
   answeredNotModified,
+  inSlots,
   parseId,
   parseWith,
   publicBase,
@@ -9,6 +10,7 @@ import {
   sendData,
   sendTimeOrdered,
   type OperationHandlers,
+  type Slots,
 } from '@community/http-kit';
 import type { TxDeps } from '@community/events';
 import type { Clock } from '../domain/clock';
@@ -24,6 +26,8 @@ export interface PostsRouteDeps extends TxDeps {
   clock: Clock;
   /** SEARCH_TIMEOUT_MS: how long one query of a search may take. */
   searchTimeoutMs: number;
+  /** Where searches wait for one of the SEARCH_CONCURRENCY slots. */
+  searches: Slots;
 }
 
 /** The handlers of the posts operations in `POST_OPERATIONS` (libs/openapi), by operation id. */
@@ -32,14 +36,16 @@ export function postsHandlers(deps: PostsRouteDeps): OperationHandlers {
     listPosts: async (req, res) => {
       const query = parseWith(listPostsQuery, req.query);
       const { category, author, tag } = query;
-      await sendTimeOrdered(req, res, {
-        list: { name: 'posts', scope: JSON.stringify([category, author, tag]) },
-        query,
-        // A search pages by number: its order is not a position a cursor can hold.
-        walkable: postOrder(query).sort === 'latest' && query.q === undefined,
-        byPage: () => listPosts(deps, query),
-        after: (id) => latestPostsAfter(deps, query, id),
-      });
+      const send = () =>
+        sendTimeOrdered(req, res, {
+          list: { name: 'posts', scope: JSON.stringify([category, author, tag]) },
+          query,
+          // A search pages by number: its order is not a position a cursor can hold.
+          walkable: postOrder(query).sort === 'latest' && query.q === undefined,
+          byPage: () => listPosts(deps, query),
+          after: (id) => latestPostsAfter(deps, query, id),
+        });
+      await (query.q === undefined ? send() : inSlots(deps.searches, res.locals, 'searches', send));
     },
     createPost: async (req, res) => {
       const post = await createPost(

@@ -1,3 +1,4 @@
+import { actor } from '@community/test-harness';
 import { bounded } from '../../src/db/search';
 import { alice, createCategory } from '../support/fixtures';
 import { startPostsService, type PostsHarness } from '../support/posts-harness';
@@ -23,9 +24,12 @@ afterAll(() => h.stop());
 
 it('refuses a search too broad to answer in time with 400, and keeps serving everyone', async () => {
   const broad = 'crowded or forum or thread or answers or questions or kernels or compilers';
-  // More at once than the pool has connections: every one is refused, none is stuck.
+  // More at once than the pool has connections, from as many callers (one may have 4 in flight):
+  // every one is refused, none is stuck.
   const answers = await Promise.all(
-    Array.from({ length: 12 }, () => h.call(alice, 'GET', `/posts?q=${encodeURIComponent(broad)}`)),
+    Array.from({ length: 12 }, (_, i) =>
+      h.call(actor(600 + i), 'GET', `/posts?q=${encodeURIComponent(broad)}`),
+    ),
   );
   for (const res of answers) {
     expect([res.status, res.body.error, res.body.details.field]).toEqual([400, 'validation_error', 'q']);

@@ -7,6 +7,7 @@ import {
   updateMeBody,
 } from '@community/contracts';
 import {
+  inSlots,
   parseId,
   parseWith,
   publicBase,
@@ -15,6 +16,7 @@ import {
   sendData,
   sendPage,
   type OperationHandlers,
+  type Slots,
 } from '@community/http-kit';
 import type { TxDeps } from '@community/events';
 import { changePlan, changeRole } from '../domain/users/admin';
@@ -25,7 +27,7 @@ import { liftSuspension, suspendUser } from '../domain/users/suspension';
 import { updateMe } from '../domain/users/update-me';
 
 /** The handlers of the account and profile operations in `USER_OPERATIONS` (libs/openapi). */
-export function usersHandlers(deps: TxDeps): OperationHandlers {
+export function usersHandlers(deps: TxDeps & { searches: Slots }): OperationHandlers {
   return {
     register: async (req, res) => {
       const user = await registerUser(deps, parseWith(registerBody, req.body), String(res.locals.clientIp));
@@ -34,7 +36,11 @@ export function usersHandlers(deps: TxDeps): OperationHandlers {
     listUsers: async (req, res) => {
       requireActor(res.locals);
       const query = parseWith(listUsersQuery, req.query);
-      sendPage(req, res, await listUsers(deps.sql, query, publicBase(req)), query);
+      const list = () => listUsers(deps.sql, query, publicBase(req));
+      const page = await (query.q === undefined
+        ? list()
+        : inSlots(deps.searches, res.locals, 'lookups', list));
+      sendPage(req, res, page, query);
     },
     getMe: async (req, res) =>
       sendData(res, await readMe(deps.sql, requireActor(res.locals).userId, publicBase(req))),
