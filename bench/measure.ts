@@ -5,8 +5,8 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /**
- * `requests` GETs of `/api/v1${path}` straight to a service, signed as the gateway signs them for a
- * reader, `concurrency` in flight. Latency percentiles in ms, throughput, and the last answer's body.
+ * `requests` GETs of `/api/v1${path}` straight to a service, signed as the gateway signs them for
+ * `concurrency` readers, each with one in flight. Latency percentiles in ms, throughput, and the last answer's body.
  */
 export async function measure(
   baseUrl: string,
@@ -16,13 +16,15 @@ export async function measure(
   requests: number,
 ) {
   const url = `/api/v1${path}`;
-  const actor = { userId: 1, role: 'member' as const, scopes: new Set(['read' as const]) };
   const timings: number[] = [];
   let next = 0;
   let body: unknown;
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: concurrency }, async () => {
+    // One reader per request in flight, as `concurrency` users would be (a service gives one caller
+    // only a few searches at once).
+    Array.from({ length: concurrency }, async (_, worker) => {
+      const actor = { userId: 1 + worker, role: 'member' as const, scopes: new Set(['read' as const]) };
       while (next < requests) {
         next++;
         const t0 = performance.now();

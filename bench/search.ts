@@ -11,13 +11,18 @@
  *
  * Env: BENCH_SEARCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/community_bench_search),
  *      BENCH_POSTS (100000), BENCH_USERS (100000), BENCH_REQUESTS (200 per scenario and concurrency),
- *      BENCH_ONLY (run only the scenarios whose path contains this, e.g. `/users`).
+ *      BENCH_ONLY (run only the scenarios whose path contains this, e.g. `/users`; `flood`: only the
+ *      flood), BENCH_FLOOD_CALLERS (24: callers searching back to back, none waiting for another,
+ *      each retrying a refusal at once, while one reader reads a post; 0 skips the flood),
+ *      BENCH_SEARCH_CONCURRENCY (the services' SEARCH_CONCURRENCY; unset: their default, 2; as many
+ *      as the flood's callers lets every search through at once, as before there was a limit).
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createDb, ensureDatabase, type Sql } from '@community/db';
+import { signIdentity } from '@community/http-kit';
 import { freePort } from '@community/test-harness';
 import { SCHEMA as POSTS_SCHEMA } from '../posts-service/src/start';
 import { SCHEMA as USERS_SCHEMA } from '../users-service/src/start';
@@ -37,6 +42,8 @@ const DATABASE_URL =
 const POSTS = Number(process.env.BENCH_POSTS ?? 100_000);
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
+const FLOOD_CALLERS = Number(process.env.BENCH_FLOOD_CALLERS ?? 24);
+const SEARCH_CONCURRENCY = process.env.BENCH_SEARCH_CONCURRENCY;
 
 const STOP_WORDS = (
   'the of and a to in is you that it he was for on are as with his they at be this have from or ' +
@@ -141,6 +148,7 @@ async function main(): Promise<void> {
         HOME: process.env.HOME,
         NODE_ENV: 'production',
         ...common,
+        ...(SEARCH_CONCURRENCY && { SEARCH_CONCURRENCY }),
         [portVar]: String(port),
       },
       { cwd: root, logDir },
@@ -185,7 +193,7 @@ async function main(): Promise<void> {
     );
     console.log('scenario'.padEnd(44), 'matches', ' c=1 p50 ms', ' p99 ms', ' | c=8 p50 ms', ' p99 ms');
     const only = process.env.BENCH_ONLY;
-    for (const [base, path] of scenarios.filter(([, p]) => !only || p.includes(only))) {
+    for (const [base, path] of scenarios.filter(([, p]) => !only || (only !== 'flood' && p.includes(only)))) {
       await measure(base, token, path, 4, REQUESTS); // warm-up
       const one = await measure(base, token, path, 1, REQUESTS);
       const eight = await measure(base, token, path, 8, REQUESTS);
@@ -204,10 +212,55 @@ async function main(): Promise<void> {
         eight.p99.toFixed(1).padStart(7),
       );
     }
+    if (FLOOD_CALLERS > 0 && (!only || only === 'flood'))
+      await flood(posts.url, token, `/posts?q=${w(60)}%20-${w(41)}`);
   } finally {
     await postsSql.end();
     await usersSql.end();
     await Promise.all(children.map(stopChild));
+  }
+}
+
+/**
+ * What a flood of searches does to everyone else: a post read alone, then while FLOOD_CALLERS
+ * callers search back to back (each retrying a refusal at once, as a hostile client would). Bounded:
+ * the flood lasts as long as the reads, at most 60 s.
+ */
+async function flood(postsUrl: string, token: string, path: string): Promise<void> {
+  const read = '/posts/5000';
+  await measure(postsUrl, token, read, 4, REQUESTS); // warm-up
+  const alone = await measure(postsUrl, token, read, 1, REQUESTS);
+  let stop = false;
+  const answers = new Map<number, number>();
+  const url = `/api/v1${path}`;
+  const callers = Array.from({ length: FLOOD_CALLERS }, async (_, i) => {
+    const actor = { userId: 1_000 + i, role: 'member' as const, scopes: new Set(['read' as const]) };
+    while (!stop) {
+      const res = await fetch(postsUrl + url, {
+        headers: signIdentity(token, { method: 'GET', url, actor }),
+      });
+      await res.arrayBuffer();
+      answers.set(res.status, (answers.get(res.status) ?? 0) + 1);
+    }
+  });
+  const deadline = setTimeout(() => (stop = true), 60_000);
+  const started = performance.now();
+  try {
+    const during = await measure(postsUrl, token, read, 1, REQUESTS);
+    const seconds = (performance.now() - started) / 1000;
+    console.log(
+      `\nflood: ${FLOOD_CALLERS} callers searching ${decodeURIComponent(path)} back to back, ` +
+        `SEARCH_CONCURRENCY ${SEARCH_CONCURRENCY ?? 'default (2)'}, ${seconds.toFixed(1)} s`,
+    );
+    console.log(`GET ${read} alone        p50 ${alone.p50.toFixed(1)} ms  p99 ${alone.p99.toFixed(1)} ms`);
+    console.log(`GET ${read} in the flood p50 ${during.p50.toFixed(1)} ms  p99 ${during.p99.toFixed(1)} ms`);
+    const served = answers.get(200) ?? 0;
+    const counts = [...answers].map(([status, n]) => `${n} × ${status}`).join(', ');
+    console.log(`searches: ${counts}; ${(served / seconds).toFixed(0)} answered per second`);
+  } finally {
+    stop = true;
+    clearTimeout(deadline);
+    await Promise.all(callers);
   }
 }
 
