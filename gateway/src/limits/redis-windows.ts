@@ -14,32 +14,26 @@ export interface WindowCount {
 }
 
 /*
- * Moves every counter in KEYS by ARGV[1] (1 counts a request, -1 gives one back) in one call. A
- * counter made by the call expires with its window (ARGV[1 + 2i], seconds, for the i-th key); one
- * gone is not made again by a give-back. With ARGV[2] = '1', a call that takes some counter past its
- * cap (ARGV[2 + 2i]) is undone in all of them: a rejected request costs nothing. Answers the count
- * and the milliseconds left of each key, in order.
+ * Moves every counter in KEYS by ARGV[1] (1 counts a request, -1 gives one back) in one call,
+ * whatever the caps. A counter made by the call expires with its window (ARGV[1 + i], seconds, for
+ * the i-th key); one gone is not made again by a give-back. Answers the count and the milliseconds
+ * left of each key, in order.
  */
 const MOVE = `
 local delta = tonumber(ARGV[1])
 local counts = {}
-local over = false
 for i, key in ipairs(KEYS) do
   local count = 0
   if delta >= 0 or redis.call('EXISTS', key) == 1 then count = redis.call('INCRBY', key, delta) end
   local ttl = redis.call('PTTL', key)
   if ttl == -1 then
-    ttl = tonumber(ARGV[1 + 2 * i]) * 1000
+    ttl = tonumber(ARGV[1 + i]) * 1000
     redis.call('PEXPIRE', key, ttl)
   elseif ttl < 0 then
     ttl = 0
   end
-  if count > tonumber(ARGV[2 + 2 * i]) then over = true end
   counts[#counts + 1] = count
   counts[#counts + 1] = ttl
-end
-if over and ARGV[2] == '1' then
-  for _, key in ipairs(KEYS) do redis.call('DECRBY', key, delta) end
 end
 return counts
 `;
@@ -96,10 +90,11 @@ type Scripted = Redis & {
 };
 
 /**
- * Fixed windows counted in Redis, all of a subject's windows in one script call: one round trip and
- * one Redis command a request, where rate-limiter-flexible sends one script per window and a second
- * round trip to give a rejected request back. Counters are plain integers under the same keys
- * rate-limiter-flexible used (`<prefix>rl:<window>:<subject>`), so counts survive the change.
+ * Fixed windows counted in Redis, all of a subject's windows in one script call: a lease takes one
+ * request or a slice of them from every window at once (leases.ts hands them out), where
+ * rate-limiter-flexible sent one script per window per request and a second round trip to give a
+ * rejected request back. Counters are plain integers under the same keys rate-limiter-flexible used
+ * (`<prefix>rl:<window>:<subject>`), so counts survive the change.
  */
 export class RedisWindows {
   private readonly redis: Scripted;
@@ -111,14 +106,9 @@ export class RedisWindows {
     this.redis = redis as Scripted;
   }
 
-  /** Counts one request in every window, unless that takes one past its cap: then in none. */
-  count(windows: WindowKey[]): Promise<WindowCount[]> {
-    return this.move(windows, 1, true);
-  }
-
   /** Gives one counted request back in every window (never below nothing). */
   giveBack(windows: WindowKey[]): Promise<WindowCount[]> {
-    return this.move(windows, -1, false);
+    return this.move(windows, -1);
   }
 
   /**
@@ -144,7 +134,7 @@ export class RedisWindows {
 
   /** Counts one request in every window whatever the caps (the other side of a transfer). */
   take(windows: WindowKey[]): Promise<WindowCount[]> {
-    return this.move(windows, 1, false);
+    return this.move(windows, 1);
   }
 
   /** The counters as they stand, counting nothing. */
@@ -153,14 +143,12 @@ export class RedisWindows {
     return values.map((value) => Number(value ?? 0));
   }
 
-  private async move(windows: WindowKey[], delta: 1 | -1, allOrNone: boolean): Promise<WindowCount[]> {
-    const args = windows.flatMap((w) => [w.seconds, w.limit]);
+  private async move(windows: WindowKey[], delta: 1 | -1): Promise<WindowCount[]> {
     const flat = await this.redis.moveWindows(
       windows.length,
       ...windows.map((w) => w.key),
       delta,
-      allOrNone ? '1' : '0',
-      ...args,
+      ...windows.map((w) => w.seconds),
     );
     return windows.map((_, i) => ({ count: flat[2 * i]!, msLeft: flat[2 * i + 1]! }));
   }

@@ -1,16 +1,16 @@
 import Redis from 'ioredis';
 import { redisPrefix, testInfra } from '@community/test-harness';
-import { RedisWindows, type WindowKey } from '../../src/limits/redis-windows';
+import { RedisWindows, type Grant, type WindowKey } from '../../src/limits/redis-windows';
 
-// The gateway's own fixed windows in Redis: one script call counts a request in both windows.
+// The gateway's own fixed windows in Redis: one script call leases requests from both windows.
 
 let redis: Redis;
-let windows: RedisWindows;
+let redisWindows: RedisWindows;
 const prefix = redisPrefix('redis-windows');
 
 beforeAll(() => {
   redis = new Redis(testInfra().redisUrl, { enableOfflineQueue: true });
-  windows = new RedisWindows(redis);
+  redisWindows = new RedisWindows(redis);
 });
 
 afterAll(async () => {
@@ -29,54 +29,77 @@ function subject(hourly: number, daily: number): WindowKey[] {
   ];
 }
 
+/** Leases one request, as the limiter does for a budget with little left (a share of 1). */
+const one = (windows: WindowKey[]) => redisWindows.lease(windows, 1, 1);
+const counts = (grant: Grant) => grant.windows.map((w) => w.count);
+
 describe('RedisWindows', () => {
   it('counts a request in both windows, each expiring with its own window', async () => {
     const both = subject(3, 10);
-    expect((await windows.count(both)).map((w) => w.count)).toEqual([1, 1]);
-    expect((await windows.count(both)).map((w) => w.count)).toEqual([2, 2]);
+    expect(counts(await one(both))).toEqual([1, 1]);
+    expect(counts(await one(both))).toEqual([2, 2]);
     const [hour = 0, day = 0] = await Promise.all(both.map((w) => redis.pttl(w.key)));
     expect(hour).toBeGreaterThan(3_590_000);
     expect(hour).toBeLessThanOrEqual(3_600_000);
     expect(day).toBeGreaterThan(86_390_000);
     // A later call keeps the window's end: a fixed window, not a sliding one.
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const [again] = await windows.count(both);
-    expect(again!.msLeft).toBeLessThan(hour!);
+    const again = await one(both);
+    expect(again.windows[0]!.msLeft).toBeLessThan(hour);
   });
 
-  it('counts nothing in either window for a request one of them refuses', async () => {
+  it('grants nothing in either window when one of them is full', async () => {
     const both = subject(2, 100);
-    await windows.count(both);
-    await windows.count(both);
-    const refused = await windows.count(both);
-    expect(refused.map((w) => w.count)).toEqual([3, 3]);
-    expect(await windows.peek(both)).toEqual([2, 2]);
-    // The daily window refusing undoes the hourly count as well.
+    await one(both);
+    await one(both);
+    const refused = await one(both);
+    expect([refused.points, counts(refused)]).toEqual([0, [2, 2]]);
+    expect(await redisWindows.peek(both)).toEqual([2, 2]);
+    // The daily window full keeps the hourly one as it was.
     const daily = subject(100, 1);
-    await windows.count(daily);
-    expect((await windows.count(daily)).map((w) => w.count)).toEqual([2, 2]);
-    expect(await windows.peek(daily)).toEqual([1, 1]);
+    await one(daily);
+    expect([(await one(daily)).points, await redisWindows.peek(daily)]).toEqual([0, [1, 1]]);
+    // A subject never seen is not made by a refusal.
+    const none = subject(0, 0);
+    expect((await one(none)).points).toBe(0);
+    expect(await redis.exists(none[0]!.key, none[1]!.key)).toBe(0);
   });
 
   it('allows exactly the cap to a burst of parallel requests', async () => {
     const both = subject(10, 1000);
-    const counts = await Promise.all(Array.from({ length: 50 }, () => windows.count(both)));
-    expect(counts.filter(([hour]) => hour!.count <= 10)).toHaveLength(10);
-    expect(await windows.peek(both)).toEqual([10, 10]);
+    const grants = await Promise.all(Array.from({ length: 50 }, () => one(both)));
+    expect(grants.filter((g) => g.points === 1)).toHaveLength(10);
+    expect(await redisWindows.peek(both)).toEqual([10, 10]);
+  });
+
+  it('leases at most 1/share of what the tighter window has left, and takes back what a lease left', async () => {
+    const both = subject(1000, 640);
+    // 640 left in the daily window: a share of 64 allows 10, though 32 were wanted.
+    const slice = await redisWindows.lease(both, 32, 64);
+    expect([slice.points, counts(slice)]).toEqual([10, [10, 10]]);
+    // 4 of them unused, given back before the next lease: (640 - 6) / 64 allows 9.
+    const next = await redisWindows.lease(both, 32, 64, [4, 4]);
+    expect([next.points, counts(next)]).toEqual([9, [15, 15]]);
+    // Wanting nothing only gives back, never below nothing.
+    const back = await redisWindows.lease(both, 0, 64, [20, 3]);
+    expect([back.points, counts(back)]).toEqual([0, [0, 12]]);
+    // With less than a share left, one at a time.
+    const tight = subject(100, 100);
+    expect((await redisWindows.lease(tight, 32, 64)).points).toBe(1);
   });
 
   it('gives a request back, and never makes a counter that is gone', async () => {
     const both = subject(5, 5);
-    await windows.count(both);
-    await windows.count(both);
-    expect((await windows.giveBack(both)).map((w) => w.count)).toEqual([1, 1]);
+    await one(both);
+    await one(both);
+    expect((await redisWindows.giveBack(both)).map((w) => w.count)).toEqual([1, 1]);
     await redis.del(both[0]!.key);
-    expect((await windows.giveBack(both)).map((w) => w.count)).toEqual([0, 0]);
+    expect((await redisWindows.giveBack(both)).map((w) => w.count)).toEqual([0, 0]);
     expect(await redis.exists(both[0]!.key)).toBe(0);
     // take() counts whatever the cap: the far side of moving a request between subjects.
     const full = subject(1, 1);
-    await windows.count(full);
-    expect((await windows.take(full)).map((w) => w.count)).toEqual([2, 2]);
+    await one(full);
+    expect((await redisWindows.take(full)).map((w) => w.count)).toEqual([2, 2]);
   });
 
   it('keeps counting what rate-limiter-flexible counted under the same keys', async () => {
@@ -84,8 +107,8 @@ describe('RedisWindows', () => {
     // rate-limiter-flexible left integers with an expiry under these keys.
     await redis.set(both[0]!.key, '4', 'EX', 600);
     await redis.set(both[1]!.key, '7', 'EX', 6000);
-    const [hour, day] = await windows.count(both);
-    expect([hour!.count, day!.count]).toEqual([5, 8]);
-    expect(hour!.msLeft).toBeLessThanOrEqual(600_000);
+    const grant = await one(both);
+    expect(counts(grant)).toEqual([5, 8]);
+    expect(grant.windows[0]!.msLeft).toBeLessThanOrEqual(600_000);
   });
 });
