@@ -146,7 +146,7 @@ export const ERROR_RESPONSES: Record<number, ErrorResponse> = {
   429: {
     name: 'TooManyRequests',
     description:
-      'A rate limit is exceeded; nothing was counted. `retry_after` (and `Retry-After`) say how many seconds until the exceeded window resets.',
+      'A rate limit is exceeded; nothing was counted. `retry_after` (and `Retry-After`) say how many seconds until the exceeded window resets. On a search (`q`) or a user lookup it may instead mean that too many searches are running (`Retry-After: 1`); such a request counts like any answered one.',
     headers: ['Retry-After'],
   },
   500: {
