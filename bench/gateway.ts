@@ -98,7 +98,6 @@ const TARGETS = (process.env.BENCH_TARGETS ?? 'direct,nginx,node,gateway,gateway
   .map((t) => t.trim())
   .concat(process.env.BENCH_BASELINE ? ['baseline'] : []);
 
-/** What the gateway's deployments give node (docker-compose.yml, deploy/k8s/base/gateway.yaml). */
 const TARGET_ADDED_P50_MS = 2;
 
 /**

@@ -26,9 +26,9 @@ export function startChild(
   return { name, proc, log };
 }
 
-export const running = (child: Child) => child.proc.exitCode === null && child.proc.signalCode === null;
+const running = (child: Child) => child.proc.exitCode === null && child.proc.signalCode === null;
 
-export function logTail(child: Child, lines = 20): string {
+function logTail(child: Child, lines = 20): string {
   try {
     return fs.readFileSync(child.log, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
   } catch {
@@ -57,7 +57,7 @@ export async function stopChild(child: Child): Promise<void> {
   clearTimeout(timer);
 }
 
-/** The node flags of docker-compose.yml's and the Kubernetes base's NODE_OPTIONS. */
+/** What the deployments give node: docker-compose.yml's and the Kubernetes base's NODE_OPTIONS. */
 export const DEPLOYED_NODE_ARGS = ['--max-semi-space-size=32'];
 
 /**

@@ -69,8 +69,8 @@ interface Window {
 
 /**
  * Hourly and daily fixed windows in Redis, leased to this process in small slices for busy budgets
- * (leases.ts: never more than a cap, within a stated bound across gateways), with a per-process in-memory
- * fallback while Redis is unreachable (DESIGN.md §9): it allows each subject budget ÷
+ * (leases.ts: never more than a cap, within a stated bound across gateways), with a per-process
+ * in-memory fallback while Redis is unreachable (DESIGN.md §9): it allows each subject budget ÷
  * GATEWAY_REPLICAS, so all replicas together stay within the budget, and after a failed command,
  * or one without an answer by the deadline (500 ms), the gateway stays on it for a cool-off (5 s)
  * instead of waiting on Redis per request. An answer that came in time but was read late, because
