@@ -141,13 +141,20 @@ export async function claimDue(tx: Tx, limits: ClaimLimits): Promise<ClaimedDeli
       select id from fair where user_rn <= user_free
       order by rn, next_attempt_at, id
       limit ${limits.limit}
+    ),
+    -- Rows another transaction holds (a DELETE cancelling them) are skipped, not waited for: a claim
+    -- that waited could deadlock with it, each holding rows the other needs.
+    locked as (
+      select d.id from deliveries d
+      -- an array, not a join: with stale statistics the planner re-ran "picked" once per pending row
+      where d.id = any(array(select id from picked))
+      for update of d skip locked
     )
     update deliveries d
     set next_attempt_at = now() + make_interval(secs => ${leaseSeconds}),
         leased_until = now() + make_interval(secs => ${leaseSeconds})
     from endpoints e
-    -- an array, not a join: with stale statistics the planner re-ran "picked" once per pending row
-    where d.id = any(array(select id from picked)) and e.id = d.endpoint_id
+    where d.id = any(array(select id from locked)) and e.id = d.endpoint_id
       -- re-checked under the row lock: a delete that got here first wins
       and d.status = 'pending' and d.next_attempt_at <= now() and e.enabled and e.deleted_at is null
     returning d.*, e.user_id, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.failing_since`;
@@ -155,10 +162,15 @@ export async function claimDue(tx: Tx, limits: ClaimLimits): Promise<ClaimedDeli
 
 /** An endpoint that is deleted or disabled will never be sent its pending deliveries: they end. */
 export async function cancelPending(db: Db, endpointId: number): Promise<number> {
+  // Locked in id order, whatever the plan: two writers of many rows wait for each other, never deadlock.
   const rows = await db`
-    update deliveries set status = 'cancelled', next_attempt_at = null, updated_at = now()
-    where endpoint_id = ${endpointId} and status = 'pending'
-    returning id`;
+    with doomed as (
+      select id from deliveries where endpoint_id = ${endpointId} and status = 'pending'
+      order by id for update
+    )
+    update deliveries d set status = 'cancelled', next_attempt_at = null, updated_at = now()
+    from doomed where d.id = doomed.id
+    returning d.id`;
   return rows.length;
 }
 

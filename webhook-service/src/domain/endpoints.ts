@@ -12,6 +12,7 @@ import {
   type Webhook,
 } from '@community/contracts';
 import { commitWithEvents, type TxDeps } from '@community/events';
+import type { Tx } from '@community/db';
 import { cancelPending } from '../db/deliveries.repository';
 import * as repo from '../db/endpoints.repository';
 import type { EndpointRow } from '../db/rows';
@@ -84,6 +85,16 @@ export async function readEndpoint(deps: TxDeps, actor: Actor, id: number): Prom
   return row;
 }
 
+/**
+ * A live endpoint of the actor, locked until the transaction ends: a change to it, or to its
+ * deliveries, waits for a DELETE in flight and then finds it gone.
+ */
+export async function lockEndpoint(tx: Tx, actor: Actor, id: number): Promise<EndpointRow> {
+  const row = await repo.findEndpoint(tx, actor.userId, id, { forUpdate: true });
+  if (!row) throw new NotFoundError('webhook');
+  return row;
+}
+
 export async function updateEndpoint(deps: EndpointDeps, actor: Actor, id: number, body: UpdateWebhookBody) {
   assertScope(actor, 'webhooks');
   if (Object.values(body).every((value) => value === undefined)) {
@@ -91,8 +102,7 @@ export async function updateEndpoint(deps: EndpointDeps, actor: Actor, id: numbe
   }
   if (body.url !== undefined) await assertDeliverableUrl(deps, body.url);
   return commitWithEvents(deps, async (tx) => {
-    if (!(await repo.findEndpoint(tx, actor.userId, id, { forUpdate: true })))
-      throw new NotFoundError('webhook');
+    await lockEndpoint(tx, actor, id);
     const row = await repo.updateEndpoint(tx, id, body);
     // Turned off: its backlog will never be sent (turning it on again starts from new events).
     if (!row.enabled) await cancelPending(tx, id);
@@ -103,8 +113,7 @@ export async function updateEndpoint(deps: EndpointDeps, actor: Actor, id: numbe
 export async function deleteEndpoint(deps: TxDeps, actor: Actor, id: number) {
   assertScope(actor, 'webhooks');
   return commitWithEvents(deps, async (tx) => {
-    if (!(await repo.findEndpoint(tx, actor.userId, id, { forUpdate: true })))
-      throw new NotFoundError('webhook');
+    await lockEndpoint(tx, actor, id);
     await repo.softDeleteEndpoint(tx, id);
     await cancelPending(tx, id);
     return { id, deleted: true as const };
@@ -115,8 +124,7 @@ export async function deleteEndpoint(deps: TxDeps, actor: Actor, id: number) {
 export async function rotateEndpointSecret(deps: EndpointDeps, actor: Actor, id: number) {
   assertScope(actor, 'webhooks');
   return commitWithEvents(deps, async (tx) => {
-    if (!(await repo.findEndpoint(tx, actor.userId, id, { forUpdate: true })))
-      throw new NotFoundError('webhook');
+    await lockEndpoint(tx, actor, id);
     const secret = newSecret();
     const row = await repo.rotateSecret(tx, id, deps.box.seal(secret), ROTATION_OVERLAP_SECONDS);
     return { id, secret, previous_secret_expires_at: toTimestamp(row.previousSecretExpiresAt!) };

@@ -17,7 +17,7 @@ import { recordPing } from '../db/deliveries.repository';
 import * as log from '../db/events.repository';
 import { sendWebhook, signingSecrets } from '../delivery/sender';
 import { messageIdOf } from '../events/consumers';
-import { readEndpoint, type EndpointDeps } from './endpoints';
+import { lockEndpoint, readEndpoint, type EndpointDeps } from './endpoints';
 
 /*
  * Pull and push (DESIGN.md §14): the log of public events with the webhook-ids endpoints received,
@@ -126,15 +126,18 @@ export async function replay(
   endpointId: number,
   body: ReplayBody,
 ): Promise<{ queued: number }> {
-  const endpoint = await readEndpoint(deps, actor, endpointId);
-  if (!endpoint.enabled) throw new ConflictError('this endpoint is disabled; enable it before replaying');
-  const wanted = body.events ?? endpoint.events;
-  const window = {
-    since: body.since,
-    until: body.until ?? new Date(),
-    types: wanted.filter((type) => endpoint.events.includes(type)),
-  };
+  assertScope(actor, 'webhooks');
+  const until = body.until ?? new Date();
   return commitWithEvents(deps, async (tx) => {
+    // Locked: a DELETE or a switch-off in flight finishes first, and nothing is queued behind it.
+    const endpoint = await lockEndpoint(tx, actor, endpointId);
+    if (!endpoint.enabled) throw new ConflictError('this endpoint is disabled; enable it before replaying');
+    const wanted = body.events ?? endpoint.events;
+    const window = {
+      since: body.since,
+      until,
+      types: wanted.filter((type) => endpoint.events.includes(type)),
+    };
     if ((await log.countWindow(tx, window, MAX_REPLAY_EVENTS)) > MAX_REPLAY_EVENTS) {
       const count = await log.countWindow(tx, window);
       throw new ValidationError([

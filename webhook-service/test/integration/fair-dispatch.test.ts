@@ -3,6 +3,8 @@ import { claimDue } from '../../src/db/deliveries.repository';
 import { receiversClosedAfterAll, startReceiver } from '../support/receiver';
 import { owner, startWebhookService, stranger, type WebhooksHarness } from '../support/webhooks-harness';
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 let h: WebhooksHarness;
 beforeAll(async () => {
   h = await startWebhookService('fair-dispatch');
@@ -80,6 +82,56 @@ describe('an endpoint that goes away takes its backlog with it', () => {
     expect((await paused.call(owner, 'GET', `/webhooks/${id}/deliveries?status=pending`)).body.data).toEqual(
       [],
     );
+  });
+
+  // A DELETE cancelling a backlog and a claim leasing part of it both lock many of its rows. Taken in
+  // different orders they deadlocked, and the DELETE answered 500 (seen in CI under load).
+  it('claims around delivery rows another transaction holds, never waiting on them', async () => {
+    const id = await backlog(3);
+    const [held] = await paused.sql<{ id: number }[]>`
+      select id from deliveries where endpoint_id = ${id} order by id limit 1`;
+    let claimed: number[] = [];
+    await paused.sql.begin(async (holder) => {
+      await holder`select id from deliveries where id = ${held!.id} for update`;
+      await paused.sql.begin(async (tx) => {
+        // A claim that waited on the held row would fail here rather than hang.
+        await tx`set local lock_timeout = '2s'`;
+        const rows = await claimDue(tx, { limit: 100, perEndpoint: 10, perUser: 50, leaseSeconds: 60 });
+        claimed = rows.filter((row) => row.endpointId === id).map((row) => row.id);
+      });
+    });
+    expect(claimed).toHaveLength(2);
+    expect(claimed).not.toContain(held!.id);
+    // The DELETE waits for the claim's rows instead, and cancels them too.
+    expect((await paused.call(owner, 'DELETE', `/webhooks/${id}`)).status).toBe(200);
+    expect((await pausedStatuses(id)).map(([status]) => status)).toEqual([
+      'cancelled',
+      'cancelled',
+      'cancelled',
+    ]);
+  });
+
+  it('never queues a replay for an endpoint deleted while the replay was on its way', async () => {
+    const id = await backlog(2);
+    const since = new Date(Date.now() - 60_000).toISOString();
+    let replayed: Promise<{ status: number }> | undefined;
+    await paused.sql.begin(async (deleting) => {
+      // A DELETE half done: the endpoint row is locked, and gone once it commits.
+      await deleting`update endpoints set deleted_at = now(), enabled = false where id = ${id}`;
+      await deleting`update deliveries set status = 'cancelled', next_attempt_at = null where endpoint_id = ${id}`;
+      replayed = paused.call(owner, 'POST', `/webhooks/${id}/replay`, { body: { since } });
+      await waitFor(
+        async () =>
+          (
+            await paused.sql<{ n: number }[]>`
+              select count(*)::int as n from pg_stat_activity
+              where datname = current_database() and wait_event_type = 'Lock'`
+          )[0]!.n > 0 || (await Promise.race([replayed!.then(() => true), sleep(50).then(() => false)])),
+        { what: 'the replay waiting on a lock, or answered' },
+      );
+    });
+    expect((await replayed!).status).toBe(404);
+    expect((await pausedStatuses(id)).map(([status]) => status)).toEqual(['cancelled', 'cancelled']);
   });
 });
 
