@@ -52,13 +52,18 @@ export interface ErrorContext {
  */
 export function errorReply(err: unknown, logger: Logger, context: ErrorContext): ErrorReply {
   const known = toAppError(err);
+  const { method, path, requestId } = context;
   if (!known && isConnectionError(err)) {
     logger.warn({ err: { code: (err as { code?: string }).code } }, 'database unreachable');
+  } else if (!known && lostRace(err)) {
+    logger.warn(
+      { err, method, path, ...requestIdField({ requestId }) },
+      'transaction undone for racing another',
+    );
   } else if (!known) {
-    const { method, path, requestId } = context;
     logger.error({ err, method, path, ...requestIdField({ requestId }) }, 'unhandled error');
   }
-  const error = known ?? (isConnectionError(err) ? new ServiceUnavailableError() : null);
+  const error = known ?? unavailable(err);
   if (!error) {
     return {
       status: 500,
@@ -104,6 +109,19 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     res.set(reply.headers).status(reply.status).json(reply.body);
   };
+}
+
+/** PostgreSQL's codes for a transaction it rolled back for racing another: sent again, it can succeed. */
+const RACE_CODES = new Set(['40P01', '40001']); // deadlock_detected, serialization_failure
+
+const lostRace = (err: unknown) => RACE_CODES.has((err as { code?: unknown } | null)?.code as string);
+
+/** A failure that is the database's state right now, not the request's fault: a 503 to retry. */
+function unavailable(err: unknown): ServiceUnavailableError | null {
+  if (isConnectionError(err)) return new ServiceUnavailableError();
+  if (lostRace(err))
+    return new ServiceUnavailableError('this request raced another one and was undone; send it again', 1);
+  return null;
 }
 
 function toAppError(err: unknown): AppError | null {

@@ -41,6 +41,12 @@ function routes(router: Router) {
   router.get('/db-down', () => {
     throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
   });
+  router.get('/deadlocked', () => {
+    throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+  });
+  router.get('/serialization', () => {
+    throw Object.assign(new Error('could not serialize access'), { code: '40001' });
+  });
   router.get('/conflict', () => {
     throw new AppError('conflict', 'already there');
   });
@@ -185,6 +191,18 @@ describe('createServiceApp', () => {
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('5');
     expect(res.json.error).toBe('service_unavailable');
+  });
+
+  it('turns a transaction PostgreSQL undid for racing another into a 503 to send again at once', async () => {
+    for (const path of ['/deadlocked', '/serialization']) {
+      const res = await call('GET', path);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(res.json).toEqual({
+        error: 'service_unavailable',
+        message: 'this request raced another one and was undone; send it again',
+      });
+    }
   });
 
   it('maps trusted errors by code', async () => {
