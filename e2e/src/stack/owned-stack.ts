@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
@@ -219,8 +219,27 @@ export async function startOwnedStack(
     async stop() {
       await stopAll();
       await sandbox.cleanup(DATA_SERVICES);
+      reportLoggedErrors(logDir);
     },
   };
+}
+
+/**
+ * Prints what the services logged at level error (an answer of 500 among them, with its request id
+ * and stack): the one place a CI run shows why, since the log files stay on its machine.
+ */
+function reportLoggedErrors(logDir: string, max = 10): void {
+  const lines = readdirSync(logDir)
+    .filter((file) => file.endsWith('.log'))
+    .flatMap((file) =>
+      readFileSync(path.join(logDir, file), 'utf8')
+        .split('\n')
+        .filter((line) => /"level":"(error|fatal)"/.test(line))
+        .map((line) => `${file}: ${line.slice(0, 4_000)}`),
+    );
+  if (lines.length === 0) return;
+  const more = lines.length > max ? `\n(${lines.length - max} more in ${logDir})` : '';
+  console.error(`the services logged ${lines.length} errors:\n${lines.slice(0, max).join('\n')}${more}`);
 }
 
 async function terminate(serverUrl: string, database: string, applicationName: string): Promise<number> {
