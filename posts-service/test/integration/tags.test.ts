@@ -64,6 +64,25 @@ describe('GET /tags', () => {
     expect(await counts('?q=par')).toEqual({ 'par-x': 20, 'par-y': 20 });
   });
 
+  // An edit that adds one tag and drops another, beside one doing the opposite: counted in two
+  // steps (the adds, then the drops), each held a tag the other wanted next, and one edit deadlocked.
+  it('keeps counts exact under parallel edits that swap tags', async () => {
+    const posts = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => tagged([i % 2 ? 'swap-x' : 'swap-y'], i % 3 ? alice : bob)),
+    );
+    for (let round = 0; round < 4; round++) {
+      const answers = await Promise.all(
+        posts.map((post, i) =>
+          h.call(i % 3 ? alice : bob, 'PUT', `/posts/${post.id}`, {
+            body: { tags: [(i + round) % 2 ? 'swap-y' : 'swap-x'] },
+          }),
+        ),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(posts.map(() => 200));
+    }
+    expect(await counts('?q=swap')).toEqual({ 'swap-x': 6, 'swap-y': 6 });
+  });
+
   it('refuses a prefix that is no tag and an unknown sort', async () => {
     for (const query of ['?q=', '?q=a%25', '?q=a_b', `?q=${'a'.repeat(33)}`, '?sort=recent']) {
       const res = await h.call(bob, 'GET', `/tags${query}`);
