@@ -334,10 +334,15 @@ export async function likeCount(db: Db, postId: number): Promise<number> {
   return row?.likes ?? 0;
 }
 
-/** Adds counted views to their posts, in one statement: views by post id. */
+/**
+ * Adds counted views to their posts, in one statement: views by post id. The rows are locked in id
+ * order first, so two batches over the same posts (two replicas) wait for each other, never deadlock.
+ */
 export async function addViews(db: Db, views: ReadonlyMap<number, number>): Promise<void> {
+  const ids = [...views.keys()];
   await db`
+    with locked as (select id from posts where id = any(${ids}::int[]) order by id for update)
     update posts p set views = p.views + v.n
-    from unnest(${[...views.keys()]}::int[], ${[...views.values()]}::int[]) as v(id, n)
-    where p.id = v.id`;
+    from unnest(${ids}::int[], ${[...views.values()]}::int[]) as v(id, n)
+    where p.id = v.id and p.id in (select id from locked)`;
 }

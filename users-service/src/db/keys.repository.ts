@@ -81,13 +81,17 @@ export async function findKeyOwner(db: Db, hash: Buffer): Promise<KeyOwner | nul
   return row ?? null;
 }
 
-/** Writes many last-used times in one statement; a time never moves backwards. */
+/**
+ * Writes many last-used times in one statement; a time never moves backwards. The rows are locked
+ * in id order first, so two batches over the same keys (two replicas) never deadlock.
+ */
 export async function recordKeyUsage(db: Db, used: { keyId: number; at: Date }[]): Promise<void> {
   if (used.length === 0) return;
   const ids = used.map((u) => u.keyId);
   const times = used.map((u) => u.at.toISOString());
   await db`
+    with locked as (select id from api_keys where id = any(${ids}::int[]) order by id for update)
     update api_keys k set last_used_at = greatest(coalesce(k.last_used_at, u.at), u.at)
     from unnest(${ids}::int[], ${times}::timestamptz[]) as u(id, at)
-    where k.id = u.id`;
+    where k.id = u.id and k.id in (select id from locked)`;
 }
