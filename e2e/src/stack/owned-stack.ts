@@ -239,7 +239,9 @@ function reportLoggedErrors(logDir: string, max = 10): void {
     );
   if (lines.length === 0) return;
   const more = lines.length > max ? `\n(${lines.length - max} more in ${logDir})` : '';
-  console.error(`the services logged ${lines.length} errors:\n${lines.slice(0, max).join('\n')}${more}`);
+  process.stderr.write(
+    `the services logged ${lines.length} errors:\n${lines.slice(0, max).join('\n')}${more}\n`,
+  );
 }
 
 async function terminate(serverUrl: string, database: string, applicationName: string): Promise<number> {
