@@ -22,7 +22,11 @@ let stack: Stack;
 let browser: Browser;
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack('browser'), launchChromium()]);
+  // Each kept as it comes, so afterAll stops what started even when the other failed.
+  await Promise.all([
+    startStack('browser').then((started) => (stack = started)),
+    launchChromium().then((launched) => (browser = launched)),
+  ]);
 });
 
 afterAll(async () => {

@@ -13,7 +13,11 @@ let app: http.Server;
 let appOrigin: string;
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack('corsbrowser'), launchChromium()]);
+  // Each kept as it comes, so afterAll stops what started even when the other failed.
+  await Promise.all([
+    startStack('corsbrowser').then((started) => (stack = started)),
+    launchChromium().then((launched) => (browser = launched)),
+  ]);
   // The browser app: an empty page of its own origin.
   app = http.createServer((_req, res) => res.end('<!doctype html><title>app</title>'));
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
@@ -21,7 +25,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => app?.close(resolve));
+  if (app) await new Promise((resolve) => app.close(resolve));
   try {
     await browser?.close();
   } finally {

@@ -8,7 +8,11 @@ let stack: Stack;
 let browser: Browser;
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack('docs'), launchChromium()]);
+  // Each kept as it comes, so afterAll stops what started even when the other failed.
+  await Promise.all([
+    startStack('docs').then((started) => (stack = started)),
+    launchChromium().then((launched) => (browser = launched)),
+  ]);
 });
 
 afterAll(async () => {

@@ -23,10 +23,13 @@ async function callbackServer() {
 }
 
 beforeAll(async () => {
-  [stack, browser, callback] = await Promise.all([
-    startStack('oauthbrowser', { ANON_HOURLY_LIMIT: '100000', ANON_DAILY_LIMIT: '100000' }),
-    launchChromium(),
-    callbackServer(),
+  // Each kept as it comes, so afterAll stops what started even when another failed.
+  await Promise.all([
+    startStack('oauthbrowser', { ANON_HOURLY_LIMIT: '100000', ANON_DAILY_LIMIT: '100000' }).then(
+      (started) => (stack = started),
+    ),
+    launchChromium().then((launched) => (browser = launched)),
+    callbackServer().then((server) => (callback = server)),
   ]);
   ctx = await oauthContext(stack);
 });
@@ -34,7 +37,7 @@ beforeAll(async () => {
 afterAll(async () => {
   try {
     await browser?.close();
-    await new Promise((resolve) => callback?.server.close(resolve));
+    if (callback) await new Promise((resolve) => callback.server.close(resolve));
   } finally {
     await stack?.stop();
   }

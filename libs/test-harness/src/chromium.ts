@@ -60,20 +60,33 @@ const ARGS = [
   '--disable-sync',
 ];
 
+/** Launches tried before giving up: the packaged build once died of SIGSEGV as it started (CI). */
+const LAUNCH_ATTEMPTS = 3;
+
 /**
  * A headless Chromium from {@link findChromium}; Playwright gives it a fresh temporary profile and
- * deletes it on close. The first launch in a process says on stderr which browser it is.
+ * deletes it on close. The first launch in a process says on stderr which browser it is. A browser
+ * that dies while starting is started again, up to LAUNCH_ATTEMPTS times, each failure said on
+ * stderr: a crash at start is the machine's, and the tests have not begun.
  */
 export async function launchChromium(env: NodeJS.ProcessEnv = process.env): Promise<Browser> {
   const found = await findChromium(env);
   reportOnce(found);
   const { chromium } = await import('playwright-core');
-  return chromium.launch({
-    executablePath: found.path,
-    headless: true,
-    args: ARGS,
-    env: { ...env, ...found.env },
-  });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await chromium.launch({
+        executablePath: found.path,
+        headless: true,
+        args: ARGS,
+        env: { ...env, ...found.env },
+      });
+    } catch (err) {
+      if (attempt === LAUNCH_ATTEMPTS) throw err;
+      const why = String((err as Error).message).split('\n')[0];
+      process.stderr.write(`browser tests: Chromium did not start (attempt ${attempt}): ${why}\n`);
+    }
+  }
 }
 
 let reported = false;

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -60,3 +60,31 @@ it('takes CHROMIUM_PATH over the packaged build', async () => {
   const found = await findChromium({ ...freshMachine, CHROMIUM_PATH: packaged.path });
   expect(found).toMatchObject({ source: 'CHROMIUM_PATH', path: packaged.path, version: packaged.version });
 }, 60_000);
+
+it('starts the browser again when it dies as it starts', async () => {
+  const packaged = await findChromium(freshMachine);
+  // A browser that dies of SIGSEGV the first time it is started, as the packaged build once did in CI.
+  const crashed = path.join(emptyDir, 'crashed-once');
+  const flaky = path.join(emptyDir, 'flaky-chromium');
+  const exports = Object.entries(packaged.env).map(([name, value]) => `export ${name}='${value}'`);
+  writeFileSync(
+    flaky,
+    [
+      '#!/bin/sh',
+      ...exports,
+      `[ "$1" = --version ] || [ -e '${crashed}' ] || { : >'${crashed}'; kill -SEGV $$; }`,
+      `exec '${packaged.path}' "$@"`,
+    ].join('\n'),
+  );
+  chmodSync(flaky, 0o755);
+
+  const browser = await launchChromium({ ...freshMachine, CHROMIUM_PATH: flaky });
+  try {
+    expect(existsSync(crashed)).toBe(true);
+    const page = await browser.newPage();
+    await page.goto(url);
+    expect(await page.title()).toBe('Rendered');
+  } finally {
+    await browser.close();
+  }
+}, 90_000);
