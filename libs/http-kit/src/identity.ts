@@ -140,13 +140,13 @@ export function verifyIdentity(token: string): RequestHandler {
   };
 }
 
-/** The verified caller; a 401 when the route needs one and the gateway sent none. */
 /** Who is asking, for shares per caller: the account, else the client's address. */
 export function callerOf(locals: Record<string, unknown>): string {
   const actor = locals.actor as Actor | null | undefined;
   return actor ? `acct:${actor.userId}` : `ip:${locals.clientIp as string}`;
 }
 
+/** The verified caller; a 401 when the route needs one and the gateway sent none. */
 export function requireActor(locals: Record<string, unknown>): Actor {
   const actor = locals.actor as Actor | null | undefined;
   if (!actor) throw new UnauthorizedError();
