@@ -5,6 +5,7 @@ import {
   type IdempotencyOptions,
   type Slots,
 } from '@community/http-kit';
+import type { Sql } from '@community/db';
 import type { Logger } from '@community/logging';
 import type { TxDeps } from '@community/events';
 import type { Clock } from './domain/clock';
@@ -19,8 +20,8 @@ export interface AppDeps extends TxDeps {
   /** `Idempotency-Key` on the POSTs (DESIGN.md §10). */
   idempotency: IdempotencyOptions;
   clock: Clock;
-  /** SEARCH_TIMEOUT_MS: how long one query of a search may take. */
-  searchTimeoutMs: number;
+  /** The search pool: its connections' statements time out after SEARCH_TIMEOUT_MS (db/search.ts). */
+  searchSql: Sql;
   /** Where searches wait for one of the SEARCH_CONCURRENCY slots. */
   searches: Slots;
   /** PUBLIC_BASE_URL, when configured (absolute URLs in answers: pagination links, default avatars). */

@@ -3,6 +3,7 @@ import { searchSlots } from '@community/http-kit';
 import { createLogger, type Logger } from '@community/logging';
 import { startDataService, type RunningDataService } from '@community/service-runtime';
 import { buildApp } from './app';
+import { createSearchDb } from './db/search';
 import type { PostsConfig } from './config';
 import { systemClock, type Clock } from './domain/clock';
 import { ViewCounter } from './domain/posts/view-counter';
@@ -22,6 +23,11 @@ export function start(
   clock: Clock = systemClock,
 ): Promise<PostsService> {
   let views: ViewCounter | undefined;
+  const searchSql = createSearchDb(config.DATABASE_URL, {
+    schema: SCHEMA,
+    concurrency: config.SEARCH_CONCURRENCY,
+    timeoutMs: config.SEARCH_TIMEOUT_MS,
+  });
   return startDataService({
     service: SERVICE,
     schema: SCHEMA,
@@ -41,10 +47,13 @@ export function start(
         logger,
         internalToken: config.INTERNAL_TOKEN,
         clock,
-        searchTimeoutMs: config.SEARCH_TIMEOUT_MS,
+        searchSql,
         searches: searchSlots(config.SEARCH_CONCURRENCY),
         publicBaseUrl: config.PUBLIC_BASE_URL,
       }),
-    onStop: () => views?.stop(),
+    onStop: async () => {
+      await views?.stop();
+      await searchSql.end({ timeout: 5 });
+    },
   });
 }

@@ -9,16 +9,18 @@ export interface DbOptions {
   schema: string;
   max?: number;
   onError?: (err: unknown) => void;
+  /** Server settings every connection of the pool starts with, e.g. `statement_timeout`. */
+  settings?: Record<string, string>;
 }
 
 /** A postgres.js client bound to one schema, with camelCase rows in code and snake_case in SQL. */
-export function createDb(url: string, { schema, max = 10 }: DbOptions): Sql {
+export function createDb(url: string, { schema, max = 10, settings }: DbOptions): Sql {
   return postgres(url, {
     max,
     idle_timeout: 30,
     connect_timeout: 5,
     max_lifetime: 60 * 30,
-    connection: { search_path: schema, application_name: schema },
+    connection: { ...settings, search_path: schema, application_name: schema },
     transform: postgres.camel,
     onnotice: () => {},
   });

@@ -143,20 +143,19 @@ export async function latestCommentsAfter(
 
 /**
  * Visible comments matching the search `q` (DESIGN.md §11), best first, then newest; highlighted, and
- * how many match. `offset` and `limit` lie within the first SEARCH_CAP matches (`limit` 0 past them).
+ * how many match, read on the search pool `db` (db/search.ts). `offset` and `limit` lie within the
+ * first SEARCH_CAP matches (`limit` 0 past them).
  */
 export async function searchComments(
-  sql: Sql,
-  { filter, q, limit, offset, timeoutMs }: SearchRequest<CommentFilter>,
+  db: Sql,
+  { filter, q, limit, offset }: SearchRequest<CommentFilter>,
 ): Promise<{ rows: CommentSearchRow[]; total: SearchTotal }> {
-  const ranking = sql`ts_rank_cd(c.search, query.q) desc, c.created_at desc, c.id desc`;
+  const ranking = db`ts_rank_cd(c.search, query.q) desc, c.created_at desc, c.id desc`;
   const [rows, total] = await Promise.all([
     limit === 0
       ? []
       : bounded(
-          sql,
-          timeoutMs,
-          (db) => db<CommentSearchRow[]>`
+          db<CommentSearchRow[]>`
       with query as (select ${searchQuery(db, q)} as q),
       page as (
         select c.id, row_number() over (order by ${ranking}) as position
@@ -170,7 +169,7 @@ export async function searchComments(
       join page using (id), query
       order by page.position`,
         ),
-    bounded(sql, timeoutMs, (db) =>
+    bounded(
       countUpToCap(
         db,
         VISIBLE_FROM(db),

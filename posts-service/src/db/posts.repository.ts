@@ -145,29 +145,36 @@ export interface SearchRow extends PostRow {
 
 /**
  * One page of the live posts matching `filter` and the search `q` (DESIGN.md §11), highlighted, and
- * how many match. `offset` and `limit` lie within the first SEARCH_CAP matches (`limit` 0 past them).
+ * how many match, read on the search pool `search` (db/search.ts). `offset` and `limit` lie within
+ * the first SEARCH_CAP matches (`limit` 0 past them).
  */
 export async function searchPosts(
-  sql: Sql,
+  search: Sql,
   request: SearchRequest<PostFilter> & { order: SearchOrder },
 ): Promise<{ rows: SearchRow[]; total: SearchTotal }> {
-  const { filter, q, limit, timeoutMs } = request;
-  const countAll = (db: Db) =>
-    countUpToCap(db, db`posts p`, db`${whereLive(db, filter)} and ${matchingPost(db, q)}`);
-  if (limit === 0) return { rows: [], total: await bounded(sql, timeoutMs, countAll) };
-  const shape = await queryShape(sql, q);
+  const { filter, q, limit } = request;
+  const countAll = () =>
+    countUpToCap(
+      search,
+      search`posts p`,
+      search`${whereLive(search, filter)} and ${matchingPost(search, q)}`,
+    );
+  if (limit === 0) return { rows: [], total: await bounded(countAll()) };
+  const shape = await bounded(queryShape(search, q));
   if (request.order === 'relevance' && shape.phrase) {
     // A phrase is checked against the word positions of every post holding its words: ranking sees
     // every match, so it counts them too, instead of a second query checking them all again.
-    return bounded(sql, timeoutMs, async (db) => {
-      const { ids, total } = await relevantIds(db, request, shape);
-      return { rows: await highlighted(db, ids, q), total: total ?? (await countAll(db)) };
-    });
+    return bounded(
+      (async () => {
+        const { ids, total } = await relevantIds(search, request, shape);
+        return { rows: await highlighted(search, ids, q), total: total ?? (await countAll()) };
+      })(),
+    );
   }
   const pageIds = request.order === 'relevance' ? relevantIds : latestIds;
   const [rows, total] = await Promise.all([
-    bounded(sql, timeoutMs, async (db) => highlighted(db, (await pageIds(db, request, shape)).ids, q)),
-    bounded(sql, timeoutMs, countAll),
+    bounded((async () => highlighted(search, (await pageIds(search, request, shape)).ids, q))()),
+    bounded(countAll()),
   ]);
   return { rows, total };
 }
@@ -184,7 +191,7 @@ interface PageIds {
  * those alone, found by their own index, instead of every post that mentions the word.
  */
 async function relevantIds(
-  db: Tx,
+  db: Db,
   { filter, q, limit, offset }: SearchRequest<PostFilter>,
   { negates }: QueryShape,
 ): Promise<PageIds> {
@@ -213,7 +220,7 @@ async function relevantIds(
 }
 
 /** Newest first: on a common word, the newest posts are read until the page is full. */
-async function latestIds(db: Tx, { filter, q, limit, offset }: SearchRequest<PostFilter>): Promise<PageIds> {
+async function latestIds(db: Db, { filter, q, limit, offset }: SearchRequest<PostFilter>): Promise<PageIds> {
   const rows = await db<{ id: number }[]>`
     select p.id from posts p
     where ${whereLive(db, filter)} and ${matchingPost(db, q)}
@@ -223,7 +230,7 @@ async function latestIds(db: Tx, { filter, q, limit, offset }: SearchRequest<Pos
 }
 
 /** The posts `ids`, in that order, with highlights of the search `q` (ts_headline reads the whole text). */
-async function highlighted(db: Tx, ids: number[], q: string): Promise<SearchRow[]> {
+async function highlighted(db: Db, ids: number[], q: string): Promise<SearchRow[]> {
   if (ids.length === 0) return [];
   return db<SearchRow[]>`
     with query as (select ${searchQuery(db, q)} as q)

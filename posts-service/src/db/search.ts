@@ -1,5 +1,5 @@
 import { SEARCH_CAP, searchTotal, ValidationError, type SearchTotal } from '@community/contracts';
-import { inTransaction, type Sql, type Tx } from '@community/db';
+import { createDb, type Sql, type Tx } from '@community/db';
 
 /*
  * Full-text search (DESIGN.md §11): the query and the highlights, shared by posts and comments. The
@@ -64,35 +64,47 @@ export async function countUpToCap(db: Db, from: Fragment, where: Fragment): Pro
   return searchTotal(row?.count ?? 0);
 }
 
-/** One page of a search: what to match, which page, and how long its queries may take. */
+/** One page of a search: what to match and which page. */
 export interface SearchRequest<F> {
   filter: F;
   q: string;
   limit: number;
   offset: number;
-  timeoutMs: number;
 }
 
 /** PostgreSQL's query_canceled: here, the statement timeout of a search. */
 const QUERY_CANCELED = '57014';
 
 /**
- * Runs one query of a search under its own statement timeout (SEARCH_TIMEOUT_MS): a search broad
- * enough to need longer — dozens of common words joined by `or` over a large forum — is refused with
- * a 400 that says how to narrow it, instead of holding a connection and the database's CPU.
+ * The connections searches run on: a pool of their own, two for each of the SEARCH_CONCURRENCY
+ * searches at once (a page and its count), so a flood of searches never takes the connections every
+ * other request reads with. Each connection starts with the two settings a search needs, with no
+ * transaction to set them in (three round trips a query saved):
  *
- * Each statement is planned for its own `q`. PostgreSQL's generic plan of a prepared search knows
- * neither how many posts the words match nor the query itself: it counted a common word's matches
- * through the whole GIN bitmap (17 ms where a scan that stops at the cap takes 6) and parsed the
- * query again for every row it ranked (18 ms against 11), for a planning saved of 0.3 ms.
+ * - `statement_timeout` (SEARCH_TIMEOUT_MS): a search broad enough to need longer — dozens of common
+ *   words joined by `or` over a large forum — is refused (see {@link bounded}) instead of holding a
+ *   connection and the database's CPU.
+ * - `plan_cache_mode = force_custom_plan`: each statement is planned for its own `q`. PostgreSQL's
+ *   generic plan of a prepared search knows neither how many posts the words match nor the query
+ *   itself: it counted a common word's matches through the whole GIN bitmap (17 ms where a scan
+ *   that stops at the cap takes 6) and parsed the query again for every row it ranked (18 ms
+ *   against 11), for a planning saved of 0.3 ms.
  */
-export async function bounded<T>(sql: Sql, timeoutMs: number, query: (tx: Tx) => Promise<T>): Promise<T> {
+export function createSearchDb(
+  url: string,
+  { schema, concurrency, timeoutMs }: { schema: string; concurrency: number; timeoutMs: number },
+): Sql {
+  return createDb(url, {
+    schema,
+    max: 2 * concurrency,
+    settings: { statement_timeout: String(timeoutMs), plan_cache_mode: 'force_custom_plan' },
+  });
+}
+
+/** A search's queries, on the search pool: one that ran out of time is the caller's `400`. */
+export async function bounded<T>(search: Promise<T>): Promise<T> {
   try {
-    return await inTransaction(sql, async (tx) => {
-      await tx`select set_config('statement_timeout', ${String(timeoutMs)}, true),
-                      set_config('plan_cache_mode', 'force_custom_plan', true)`;
-      return query(tx);
-    });
+    return await search;
   } catch (err) {
     if ((err as { code?: string }).code !== QUERY_CANCELED) throw err;
     throw ValidationError.single(

@@ -25,12 +25,11 @@ import {
   listCommentsAfter,
   readComment,
 } from '../domain/comments/read-comments';
+import type { Sql } from '@community/db';
 import type { TxDeps } from '@community/events';
 
 /** The handlers of the comment operations in `POST_OPERATIONS` (libs/openapi), by operation id. */
-export function commentsHandlers(
-  deps: TxDeps & { searchTimeoutMs: number; searches: Slots },
-): OperationHandlers {
+export function commentsHandlers(deps: TxDeps & { searchSql: Sql; searches: Slots }): OperationHandlers {
   return {
     listAllComments: async (req, res) => {
       const query = parseWith(listAllCommentsQuery, req.query);

@@ -12,6 +12,7 @@ import {
   type OperationHandlers,
   type Slots,
 } from '@community/http-kit';
+import type { Sql } from '@community/db';
 import type { TxDeps } from '@community/events';
 import type { Clock } from '../domain/clock';
 import { createPost } from '../domain/posts/create-post';
@@ -24,8 +25,8 @@ import type { ViewCounter } from '../domain/posts/view-counter';
 export interface PostsRouteDeps extends TxDeps {
   views: ViewCounter;
   clock: Clock;
-  /** SEARCH_TIMEOUT_MS: how long one query of a search may take. */
-  searchTimeoutMs: number;
+  /** The search pool: its connections' statements time out after SEARCH_TIMEOUT_MS (db/search.ts). */
+  searchSql: Sql;
   /** Where searches wait for one of the SEARCH_CONCURRENCY slots. */
   searches: Slots;
 }

@@ -1,5 +1,5 @@
 import { actor } from '@community/test-harness';
-import { bounded } from '../../src/db/search';
+import { createSearchDb } from '../../src/db/search';
 import { alice, createCategory } from '../support/fixtures';
 import { startPostsService, type PostsHarness } from '../support/posts-harness';
 
@@ -39,16 +39,18 @@ it('refuses a search too broad to answer in time with 400, and keeps serving eve
   expect([list.status, list.body.pagination.total_items]).toEqual([200, 40000]);
 });
 
-it('plans each search statement for its own q, under the statement timeout', async () => {
+it('runs searches on a pool of their own, planned for each q, under the statement timeout', async () => {
   // A generic plan of a prepared search knows neither the query nor how much it matches (db/search.ts).
-  const [settings] = await bounded(
-    h.sql,
-    25,
-    (tx) =>
-      tx`select current_setting('plan_cache_mode') as plans, current_setting('statement_timeout') as timeout`,
-  );
-  expect(settings).toEqual({ plans: 'force_custom_plan', timeout: '25ms' });
-  // Only there: the pool's other statements keep their plans.
-  const [outside] = await h.sql`select current_setting('plan_cache_mode') as plans`;
-  expect(outside).toEqual({ plans: 'auto' });
+  const search = createSearchDb(h.config.DATABASE_URL, { schema: 'posts', concurrency: 1, timeoutMs: 25 });
+  try {
+    const [settings] = await search`
+      select current_setting('plan_cache_mode') as plans, current_setting('statement_timeout') as timeout`;
+    expect(settings).toEqual({ plans: 'force_custom_plan', timeout: '25ms' });
+  } finally {
+    await search.end();
+  }
+  // Only there: the service's other statements keep their plans and have no timeout.
+  const [outside] = await h.sql`
+    select current_setting('plan_cache_mode') as plans, current_setting('statement_timeout') as timeout`;
+  expect(outside).toEqual({ plans: 'auto', timeout: '0' });
 });

@@ -7,6 +7,7 @@ import {
   type ListCommentsQuery,
 } from '@community/contracts';
 import { sliceOf, type Page, type Slice } from '@community/http-kit';
+import type { Sql } from '@community/db';
 import type { TxDeps } from '@community/events';
 import {
   commentsAfter,
@@ -58,7 +59,7 @@ export async function readComment(deps: TxDeps, actor: Actor, id: number, base: 
 
 /** Comments across posts (DESIGN.md §11): a search, best match first, or the newest first. */
 export async function listAllComments(
-  deps: TxDeps & { searchTimeoutMs: number },
+  deps: TxDeps & { searchSql: Sql },
   { q, author, post, page, limit }: ListAllCommentsQuery,
   base: string,
 ): Promise<Page<CommentListEntry>> {
@@ -68,8 +69,8 @@ export async function listAllComments(
     const { rows, total } = await latestComments(deps.sql, filter, limit, offset);
     return { items: rows.map((row) => toComment(row, base)), totalItems: total, page, limit };
   }
-  const search = { filter, q, ...searchWindow(offset, limit), timeoutMs: deps.searchTimeoutMs };
-  const { rows, total } = await searchComments(deps.sql, search);
+  const search = { filter, q, ...searchWindow(offset, limit) };
+  const { rows, total } = await searchComments(deps.searchSql, search);
   const items = rows.map((row) => ({
     ...toComment(row, base),
     highlight: { content: highlightHtml(row.highlightContent) },

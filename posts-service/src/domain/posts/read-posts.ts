@@ -18,6 +18,7 @@ import {
   type SearchRow,
 } from '../../db/posts.repository';
 import { trendingPageIds } from '../../db/trending.repository';
+import type { Sql } from '@community/db';
 import type { TxDeps } from '@community/events';
 import type { Clock } from '../clock';
 import { toDetail, toListItem } from '../representations';
@@ -26,7 +27,7 @@ import { visibleTo } from '../visibility';
 import type { ViewCounter } from './view-counter';
 
 export async function listPosts(
-  deps: TxDeps & { clock: Clock; searchTimeoutMs: number },
+  deps: TxDeps & { clock: Clock; searchSql: Sql },
   query: ListPostsQuery,
 ): Promise<Page<PostListEntry>> {
   const { page, limit, category, author, tag } = query;
@@ -34,12 +35,11 @@ export async function listPosts(
   const offset = (page - 1) * limit;
   const order = postOrder(query);
   if (order.q !== undefined) {
-    const { rows, total } = await searchPosts(deps.sql, {
+    const { rows, total } = await searchPosts(deps.searchSql, {
       filter,
       q: order.q,
       order: order.sort,
       ...searchWindow(offset, limit),
-      timeoutMs: deps.searchTimeoutMs,
     });
     return {
       items: rows.map(toSearchResult),
