@@ -14,6 +14,7 @@
  *      BENCH_ONLY (run only the scenarios whose path contains this, e.g. `/users`; `flood`: only the
  *      flood), BENCH_FLOOD_CALLERS (24: callers searching back to back, none waiting for another,
  *      each retrying a refusal at once, while one reader reads a post; 0 skips the flood),
+ *      BENCH_CLIENT (http: node:http, or fetch, the client measure.ts times with),
  *      BENCH_SEARCH_CONCURRENCY (the services' SEARCH_CONCURRENCY; unset: their default, 2; as many
  *      as the flood's callers lets every search through at once, as before there was a limit).
  */
@@ -189,7 +190,7 @@ async function main(): Promise<void> {
       [posts.url, '/tags?q=tag-1'],
     ];
     console.log(
-      `\n${POSTS} posts, ${USERS} users, ${REQUESTS} requests per scenario and concurrency, node ${process.version}`,
+      `\n${POSTS} posts, ${USERS} users, ${REQUESTS} requests per scenario and concurrency, node ${process.version}, client ${process.env.BENCH_CLIENT ?? 'http'}`,
     );
     console.log('scenario'.padEnd(44), 'matches', ' c=1 p50 ms', ' p99 ms', ' | c=8 p50 ms', ' p99 ms');
     const only = process.env.BENCH_ONLY;
