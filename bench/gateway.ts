@@ -19,8 +19,10 @@
  *      nginx, direct), BENCH_POSTS (100: posts the requests rotate over; every read of a post is
  *      also an UPDATE of its view count, and a single hot row would serialise on its row lock and
  *      pile up dead row versions, slowing later runs), BENCH_THREADS (1 wrk thread),
- *      BENCH_TARGETS (direct,nginx,node,gateway,gateway304; node is bench/node-proxy.mjs, a bare
- *      node:http proxy: the floor for any Node gateway on this machine; gateway304 sends each post's
+ *      BENCH_TARGETS (direct,nginx,node,floor,gateway,gateway304; node is bench/node-proxy.mjs, a bare
+ *      node:http proxy: the floor for any Node proxy on this machine; floor is bench/floor-proxy.mjs,
+ *      that proxy plus only the per-request work of this API's contract (key hash, signed identity,
+ *      limit and cache headers): the floor for a Node gateway of this API; gateway304 sends each post's
  *      current ETag in If-None-Match, so every answer is a free 304, DESIGN.md §10), BENCH_LOG_LEVEL (warn, for all three services),
  *      BENCH_RUN (built: every service runs as its image does, `node --enable-source-maps
  *      dist/main.js` after `npm run build` in each checkout; source: from TypeScript through tsx,
@@ -93,7 +95,7 @@ const POSTS_NODE_ARGS = (process.env.BENCH_POSTS_NODE_ARGS ?? '').split(' ').fil
 const COMPARE_ROOT = process.env.BENCH_COMPARE_ROOT
   ? path.resolve(process.env.BENCH_COMPARE_ROOT)
   : undefined;
-const TARGETS = (process.env.BENCH_TARGETS ?? 'direct,nginx,node,gateway,gateway304')
+const TARGETS = (process.env.BENCH_TARGETS ?? 'direct,nginx,node,floor,gateway,gateway304')
   .split(',')
   .map((t) => t.trim())
   .concat(process.env.BENCH_BASELINE ? ['baseline'] : []);
@@ -109,7 +111,16 @@ const targetsAt = (connections: number) =>
 
 const BASELINE = process.env.BENCH_BASELINE;
 
-const KNOWN_TARGETS = ['direct', 'compare', 'nginx', 'node', 'gateway', 'gateway304', 'baseline'] as const;
+const KNOWN_TARGETS = [
+  'direct',
+  'compare',
+  'nginx',
+  'node',
+  'floor',
+  'gateway',
+  'gateway304',
+  'baseline',
+] as const;
 type Target = (typeof KNOWN_TARGETS)[number];
 
 function intEnv(name: string, fallback: number): number {
@@ -464,6 +475,11 @@ function plans(
     compare: { target: 'compare', url: targets.compare, requests: signed() },
     nginx: { target: 'nginx', url: targets.nginx, requests: signed() },
     node: { target: 'node', url: targets.node, requests: signed() },
+    floor: {
+      target: 'floor',
+      url: targets.floor,
+      requests: paths.map((p) => ({ path: p, headers: { authorization: `Bearer ${data.key}` } })),
+    },
     gateway: {
       target: 'gateway',
       url: targets.gateway,
@@ -557,6 +573,7 @@ const CPU_GROUPS = [
   'wrk',
   'nginx',
   'node',
+  'floor',
   'gateway',
   'baseline',
   'redis',
@@ -672,6 +689,16 @@ function report(rows: Row[], targets: Target[], connections: number): void {
         verdict(cpu <= target.cpu),
     );
   }
+  if (means.floor && means.node) {
+    const { floor, node } = means;
+    console.log(
+      `  for reference: contract floor / bare Node proxy CPU per request ${(floor.cpuUs.floor / node.cpuUs.node).toFixed(2)}x` +
+        (viaGateway
+          ? `, gateway / contract floor ${(viaGateway.cpuUs.gateway / floor.cpuUs.floor).toFixed(2)}x`
+          : '') +
+        (viaNginx ? `, contract floor / nginx throughput ${(floor.rps / viaNginx.rps).toFixed(2)}x` : ''),
+    );
+  }
   if (means.baseline && viaGateway) {
     const { baseline } = means;
     console.log(
@@ -722,7 +749,8 @@ async function main(): Promise<void> {
   await clearAmqp();
 
   const token = randomBytes(32).toString('base64url');
-  const [usersPort, postsPort, gatewayPort, nginxPort, nodePort, baselinePort, comparePort] = [
+  const [usersPort, postsPort, gatewayPort, nginxPort, nodePort, floorPort, baselinePort, comparePort] = [
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
@@ -841,7 +869,24 @@ async function main(): Promise<void> {
   await waitHttp(nodeProxy, `${nodeUrl}/healthz`);
 
   const data = await arrangeData(usersUrl, postsUrl, gatewayUrl, token);
-  const groups: Record<string, Child> = { nginx, node: nodeProxy, gateway, posts, users };
+  // Started once the key exists: it stands in a Map for the gateway's key cache.
+  const floor = startChild(
+    'floor',
+    process.execPath,
+    [
+      ...DEPLOYED_NODE_ARGS,
+      path.join(__dirname, 'floor-proxy.mjs'),
+      String(floorPort),
+      String(postsPort),
+      token,
+      data.key,
+      String(data.userId),
+    ],
+    { PATH: process.env.PATH },
+  );
+  const floorUrl = `http://127.0.0.1:${floorPort}`;
+  await waitHttp(floor, `${floorUrl}/healthz`);
+  const groups: Record<string, Child> = { nginx, node: nodeProxy, floor, gateway, posts, users };
   if (baseline) groups.baseline = baseline;
   if (compare) groups.compare = compare;
   benchDb = createDb(DATABASE_URL, { schema: 'posts', max: 1 });
@@ -850,6 +895,7 @@ async function main(): Promise<void> {
     compare: compareUrl,
     nginx: nginxUrl,
     node: nodeUrl,
+    floor: floorUrl,
     gateway: gatewayUrl,
     gateway304: gatewayUrl,
     baseline: baselineUrl,
@@ -954,7 +1000,7 @@ function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     await benchDb?.end({ timeout: 5 }).catch(() => {});
     // nginx first (it holds connections to posts-service), then the gateway, then the services.
-    for (const name of ['nginx', 'node', 'gateway', 'baseline', 'compare', 'posts', 'users']) {
+    for (const name of ['nginx', 'node', 'floor', 'gateway', 'baseline', 'compare', 'posts', 'users']) {
       const child = children.find((c) => c.name === name);
       if (child) await stopChild(child);
     }
