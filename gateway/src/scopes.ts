@@ -7,17 +7,69 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Scopes that guard a whole family of paths (DESIGN.md §5), not just the methods declared on it. */
 const FAMILY_SCOPES = new Set<Scope>(['keys', 'webhooks']);
 
+/**
+ * The operations of the services' tables by path, one segment per level: a segment is a literal
+ * (`posts`), a parameter (`{id}`: any non-empty segment), or, rarely, a pattern (`{id}.svg`). Finding
+ * a path's operations walks its segments, where testing every operation's pattern cost the gateway
+ * ~5 % of its CPU per request (several lookups of 66 patterns each).
+ */
+interface PathNode {
+  literals: Map<string, PathNode>;
+  parameter?: PathNode;
+  patterns: { pattern: RegExp; node: PathNode }[];
+  /** The operations declared at exactly this path, with their place in OPERATIONS. */
+  ops: { index: number; op: OperationSpec }[];
+}
+
+const newNode = (): PathNode => ({ literals: new Map(), patterns: [], ops: [] });
+const PARAMETER = /^\{\w+\}$/;
 const escape = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
 
-/** Each operation of the services' tables with the full paths it answers. */
-const DECLARED = OPERATIONS.map((op) => ({
-  op,
-  pattern: new RegExp(`^${escape(operationPath(op)).replace(/\{\w+\}/g, '[^/]+')}$`),
-}));
+function indexOperations(): PathNode {
+  const root = newNode();
+  OPERATIONS.forEach((op, index) => {
+    let node = root;
+    for (const segment of operationPath(op).split('/').slice(1)) {
+      if (PARAMETER.test(segment)) node = node.parameter ??= newNode();
+      else if (segment.includes('{')) {
+        const pattern = new RegExp(`^${escape(segment).replace(/\{\w+\}/g, '[^/]+')}$`);
+        let entry = node.patterns.find((p) => p.pattern.source === pattern.source);
+        if (!entry) node.patterns.push((entry = { pattern, node: newNode() }));
+        node = entry.node;
+      } else {
+        let next = node.literals.get(segment);
+        if (!next) node.literals.set(segment, (next = newNode()));
+        node = next;
+      }
+    }
+    node.ops.push({ index, op });
+  });
+  return root;
+}
 
-/** The operations declared at exactly this path. */
-const declaredAt = (path: string): OperationSpec[] =>
-  DECLARED.filter(({ pattern }) => pattern.test(path)).map(({ op }) => op);
+const DECLARED = indexOperations();
+
+/** The operations declared at exactly this path, in the tables' order. */
+export function declaredAt(path: string): OperationSpec[] {
+  const segments = path.split('/');
+  if (segments[0] !== '') return [];
+  const found: { index: number; op: OperationSpec }[] = [];
+  const walk = (node: PathNode, at: number) => {
+    if (at === segments.length) {
+      found.push(...node.ops);
+      return;
+    }
+    const segment = segments[at]!;
+    const literal = node.literals.get(segment);
+    if (literal) walk(literal, at + 1);
+    if (segment === '') return;
+    if (node.parameter) walk(node.parameter, at + 1);
+    for (const { pattern, node: next } of node.patterns) if (pattern.test(segment)) walk(next, at + 1);
+  };
+  walk(DECLARED, 1);
+  if (found.length > 1) found.sort((a, b) => a.index - b.index);
+  return found.map(({ op }) => op);
+}
 
 /**
  * The operations declared at a path or, for a path no table declares, at its nearest ancestor that

@@ -1,4 +1,5 @@
-import { carriesClientCredentials, isPublic, requiredScope } from '../../src/scopes';
+import { OPERATIONS, operationPath } from '@community/openapi';
+import { carriesClientCredentials, declaredAt, isPublic, requiredScope } from '../../src/scopes';
 
 // The rules are derived from the operation tables (openapi-coverage.test.ts checks each declared
 // operation); these are the requests no table declares, which must keep the scopes DESIGN.md §5 gives.
@@ -63,5 +64,43 @@ describe('what needs no key', () => {
     expect(carriesClientCredentials('/api/v1/oauth/authorize')).toBe(false);
     expect(carriesClientCredentials('/api/v1/oauth/token/x')).toBe(false);
     expect(carriesClientCredentials('/api/v1/keys')).toBe(false);
+  });
+});
+
+describe('finding the operations declared at a path', () => {
+  // What declaredAt replaced: every operation's path as a pattern, tested one by one.
+  const escape = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+  const patterns = OPERATIONS.map((op) => ({
+    op,
+    pattern: new RegExp(`^${escape(operationPath(op)).replace(/\{\w+\}/g, '[^/]+')}$`),
+  }));
+  const byPatterns = (path: string) =>
+    patterns.filter(({ pattern }) => pattern.test(path)).map(({ op }) => op);
+
+  // Every declared path with its parameters filled by ids, by other paths' literal words (`me`,
+  // `popular`), by odd text, and cut, extended or slashed.
+  const words = [...new Set(OPERATIONS.flatMap((op) => operationPath(op).split('/')))].filter(
+    (segment) => !segment.includes('{'),
+  );
+  const fillers = ['1', '42', 'x.svg', '7.svg', '.svg', '%2F', 'a b', '{id}', ...words];
+  const paths = new Set<string>(['', '/', '//', 'api/v1/posts', '/api/v1', '/api/v1/']);
+  for (const op of OPERATIONS) {
+    const template = operationPath(op);
+    for (const filler of fillers) {
+      const path = template.replace(/\{\w+\}/g, filler);
+      for (const variant of [
+        path,
+        `${path}/`,
+        `${path}/extra`,
+        path.replace('/api', '//api'),
+        path.slice(0, -1),
+      ])
+        paths.add(variant);
+    }
+  }
+
+  it('finds what testing every operation pattern found, in the same order', () => {
+    expect(paths.size).toBeGreaterThan(1_000);
+    for (const path of paths) expect([path, declaredAt(path)]).toEqual([path, byPatterns(path)]);
   });
 });
