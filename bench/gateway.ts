@@ -28,7 +28,7 @@
  *      dist/main.js` after `npm run build` in each checkout; source: from TypeScript through tsx,
  *      whose transform names every closure it creates at run time),
  *      BENCH_PROFILE_DIR (unset: when set, the gateway runs with --cpu-prof into that directory, the
- *      bare Node proxy into its `node/` subdirectory),
+ *      bare Node proxy into its `node/` subdirectory, the floor into `floor/`),
  *      BENCH_GATEWAY_NODE_ARGS (extra node flags for the gateway, e.g. --perf-basic-prof; it runs
  *      with docker-compose.yml's and the Kubernetes base's NODE_OPTIONS, --max-semi-space-size=32, as
  *      does the bare Node proxy, so both are measured as a gateway is deployed),
@@ -875,6 +875,7 @@ async function main(): Promise<void> {
     process.execPath,
     [
       ...DEPLOYED_NODE_ARGS,
+      ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.join(PROFILE_DIR, 'floor')}`] : []),
       path.join(__dirname, 'floor-proxy.mjs'),
       String(floorPort),
       String(postsPort),
