@@ -49,8 +49,18 @@ function indexOperations(): PathNode {
 
 const DECLARED = indexOperations();
 
+/** The last path looked up: one request asks about its path up to four times. */
+let last: { path: string; ops: readonly OperationSpec[] } = { path: '', ops: [] };
+
 /** The operations declared at exactly this path, in the tables' order. */
-export function declaredAt(path: string): OperationSpec[] {
+export function declaredAt(path: string): readonly OperationSpec[] {
+  if (path === last.path) return last.ops;
+  const ops = lookUp(path);
+  last = { path, ops };
+  return ops;
+}
+
+function lookUp(path: string): OperationSpec[] {
   const segments = path.split('/');
   if (segments[0] !== '') return [];
   const found: { index: number; op: OperationSpec }[] = [];
@@ -75,7 +85,7 @@ export function declaredAt(path: string): OperationSpec[] {
  * The operations declared at a path or, for a path no table declares, at its nearest ancestor that
  * has some: `/api/v1/webhooks/1/anything` follows the rules of `/webhooks/{id}`.
  */
-function governing(path: string): OperationSpec[] {
+function governing(path: string): readonly OperationSpec[] {
   for (let at = path.replace(/\/+$/, ''); at; at = at.slice(0, at.lastIndexOf('/'))) {
     const ops = declaredAt(at);
     if (ops.length) return ops;
