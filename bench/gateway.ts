@@ -739,6 +739,28 @@ function report(rows: Row[], targets: Target[], connections: number): void {
   );
 }
 
+/**
+ * One of the bench's own Node proxies (`bench/<script>`) on `port`, run as the gateway is deployed,
+ * profiled into BENCH_PROFILE_DIR/<name> when set; answering once it is.
+ */
+async function startProxy(name: string, script: string, port: number, args: string[]) {
+  const child = startChild(
+    name,
+    process.execPath,
+    [
+      ...DEPLOYED_NODE_ARGS,
+      ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.join(PROFILE_DIR, name)}`] : []),
+      path.join(__dirname, script),
+      String(port),
+      ...args,
+    ],
+    { PATH: process.env.PATH },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  await waitHttp(child, `${url}/healthz`);
+  return { child, url };
+}
+
 async function main(): Promise<void> {
   const tools = checkTools();
   const targets = TARGETS.filter((t): t is Target => (KNOWN_TARGETS as readonly string[]).includes(t));
@@ -853,41 +875,23 @@ async function main(): Promise<void> {
   const nginxUrl = `http://127.0.0.1:${nginxPort}`;
   await waitHttp(nginx, `${nginxUrl}/healthz`);
 
-  const nodeProxy = startChild(
-    'node',
-    process.execPath,
-    [
-      ...DEPLOYED_NODE_ARGS,
-      ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.join(PROFILE_DIR, 'node')}`] : []),
-      path.join(__dirname, 'node-proxy.mjs'),
-      String(nodePort),
-      String(postsPort),
-    ],
-    { PATH: process.env.PATH },
-  );
-  const nodeUrl = `http://127.0.0.1:${nodePort}`;
-  await waitHttp(nodeProxy, `${nodeUrl}/healthz`);
-
+  const nodeProxy = await startProxy('node', 'node-proxy.mjs', nodePort, [String(postsPort)]);
   const data = await arrangeData(usersUrl, postsUrl, gatewayUrl, token);
   // Started once the key exists: it stands in a Map for the gateway's key cache.
-  const floor = startChild(
-    'floor',
-    process.execPath,
-    [
-      ...DEPLOYED_NODE_ARGS,
-      ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.join(PROFILE_DIR, 'floor')}`] : []),
-      path.join(__dirname, 'floor-proxy.mjs'),
-      String(floorPort),
-      String(postsPort),
-      token,
-      data.key,
-      String(data.userId),
-    ],
-    { PATH: process.env.PATH },
-  );
-  const floorUrl = `http://127.0.0.1:${floorPort}`;
-  await waitHttp(floor, `${floorUrl}/healthz`);
-  const groups: Record<string, Child> = { nginx, node: nodeProxy, floor, gateway, posts, users };
+  const floor = await startProxy('floor', 'floor-proxy.mjs', floorPort, [
+    String(postsPort),
+    token,
+    data.key,
+    String(data.userId),
+  ]);
+  const groups: Record<string, Child> = {
+    nginx,
+    node: nodeProxy.child,
+    floor: floor.child,
+    gateway,
+    posts,
+    users,
+  };
   if (baseline) groups.baseline = baseline;
   if (compare) groups.compare = compare;
   benchDb = createDb(DATABASE_URL, { schema: 'posts', max: 1 });
@@ -895,8 +899,8 @@ async function main(): Promise<void> {
     direct: postsUrl,
     compare: compareUrl,
     nginx: nginxUrl,
-    node: nodeUrl,
-    floor: floorUrl,
+    node: nodeProxy.url,
+    floor: floor.url,
     gateway: gatewayUrl,
     gateway304: gatewayUrl,
     baseline: baselineUrl,
