@@ -10,8 +10,8 @@ const FAMILY_SCOPES = new Set<Scope>(['keys', 'webhooks']);
 /**
  * The operations of the services' tables by path, one segment per level: a segment is a literal
  * (`posts`), a parameter (`{id}`: any non-empty segment), or, rarely, a pattern (`{id}.svg`). Finding
- * a path's operations walks its segments, where testing every operation's pattern cost the gateway
- * ~5 % of its CPU per request (several lookups of 66 patterns each).
+ * a path's operations walks its segments: ~0.5 µs for `/api/v1/posts/{id}`, where testing each of
+ * the 66 operations' patterns took ~1.7 µs, up to four times a request (2–4 % of the gateway's profile).
  */
 interface PathNode {
   literals: Map<string, PathNode>;
