@@ -17,8 +17,8 @@ interface PathNode {
   literals: Map<string, PathNode>;
   parameter?: PathNode;
   patterns: { pattern: RegExp; node: PathNode }[];
-  /** The operations declared at exactly this path, with their place in OPERATIONS. */
-  ops: { index: number; op: OperationSpec }[];
+  /** The operations declared at exactly this path, in the tables' order. */
+  ops: OperationSpec[];
 }
 
 const newNode = (): PathNode => ({ literals: new Map(), patterns: [], ops: [] });
@@ -27,7 +27,7 @@ const escape = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
 
 function indexOperations(): PathNode {
   const root = newNode();
-  OPERATIONS.forEach((op, index) => {
+  for (const op of OPERATIONS) {
     let node = root;
     for (const segment of operationPath(op).split('/').slice(1)) {
       if (PARAMETER.test(segment)) node = node.parameter ??= newNode();
@@ -42,12 +42,13 @@ function indexOperations(): PathNode {
         node = next;
       }
     }
-    node.ops.push({ index, op });
-  });
+    node.ops.push(op);
+  }
   return root;
 }
 
 const DECLARED = indexOperations();
+const ORDER = new Map(OPERATIONS.map((op, index) => [op, index]));
 
 /** The last path looked up: one request asks about its path up to four times. */
 let last: { path: string; ops: readonly OperationSpec[] } = { path: '', ops: [] };
@@ -60,13 +61,15 @@ export function declaredAt(path: string): readonly OperationSpec[] {
   return ops;
 }
 
-function lookUp(path: string): OperationSpec[] {
+function lookUp(path: string): readonly OperationSpec[] {
   const segments = path.split('/');
   if (segments[0] !== '') return [];
-  const found: { index: number; op: OperationSpec }[] = [];
+  // Usually one node matches, whose operations are in order already; a path that is both a literal
+  // and a parameter of the tables (`/users/me`, `/users/{id}`) merges two.
+  const found: OperationSpec[][] = [];
   const walk = (node: PathNode, at: number) => {
     if (at === segments.length) {
-      found.push(...node.ops);
+      if (node.ops.length) found.push(node.ops);
       return;
     }
     const segment = segments[at]!;
@@ -77,8 +80,8 @@ function lookUp(path: string): OperationSpec[] {
     for (const { pattern, node: next } of node.patterns) if (pattern.test(segment)) walk(next, at + 1);
   };
   walk(DECLARED, 1);
-  if (found.length > 1) found.sort((a, b) => a.index - b.index);
-  return found.map(({ op }) => op);
+  if (found.length < 2) return found[0] ?? [];
+  return found.flat().sort((a, b) => ORDER.get(a)! - ORDER.get(b)!);
 }
 
 /**
