@@ -114,14 +114,7 @@ export function buildPipeline(deps: GatewayDeps): Pipeline {
     const bearer = page || credentials ? NO_BEARER : readBearer(req.headers.authorization);
     const lookup = bearer.kind === 'key' ? await lookUp(deps.keys, bearer.key) : NOBODY;
     const { resolved } = lookup;
-    const actor: Actor | null = resolved
-      ? {
-          userId: resolved.user_id,
-          role: resolved.role,
-          scopes: new Set(resolved.scopes),
-          expiresAt: resolved.expires_at ? new Date(resolved.expires_at) : null,
-        }
-      : null;
+    const actor = resolved ? actorOf(resolved) : null;
     if (actor) record.accountId = actor.userId;
 
     const known = clientId && knownClients.has(clientId) ? clientId : null;
@@ -211,6 +204,23 @@ async function forward(
       upstream.retryAfterSeconds,
     );
   }
+}
+
+/** Each credential's actor, made once for each resolved value the key cache holds (not per request). */
+const actors = new WeakMap<ResolvedKey, Actor>();
+
+function actorOf(resolved: ResolvedKey): Actor {
+  let actor = actors.get(resolved);
+  if (!actor) {
+    actor = {
+      userId: resolved.user_id,
+      role: resolved.role,
+      scopes: new Set(resolved.scopes),
+      expiresAt: resolved.expires_at ? new Date(resolved.expires_at) : null,
+    };
+    actors.set(resolved, actor);
+  }
+  return actor;
 }
 
 interface Lookup {

@@ -66,6 +66,18 @@ function sign(token: string, fields: SignedFields): string {
   return createHmac('sha256', secretKey(token)).update(payload(fields)).digest('base64url');
 }
 
+/** An actor's scopes as signed, sorted: kept per set (the gateway keeps one actor per credential). */
+const scopeTexts = new WeakMap<ReadonlySet<string>, string>();
+
+function scopeText(scopes: ReadonlySet<string>): string {
+  let text = scopeTexts.get(scopes);
+  if (text === undefined) {
+    text = [...scopes].sort().join(' ');
+    scopeTexts.set(scopes, text);
+  }
+  return text;
+}
+
 /** The identity headers for one upstream request, signed with INTERNAL_TOKEN. */
 export function signIdentity(token: string, input: SignInput): Record<string, string> {
   const { method, url, actor, clientIp = '', now = Date.now() } = input;
@@ -75,7 +87,7 @@ export function signIdentity(token: string, input: SignInput): Record<string, st
     url,
     userId: actor ? String(actor.userId) : '',
     role: actor?.role ?? '',
-    scopes: actor ? [...actor.scopes].sort().join(' ') : '',
+    scopes: actor ? scopeText(actor.scopes) : '',
     clientIp,
     expires: actor?.expiresAt ? toTimestamp(actor.expiresAt) : '',
   };
