@@ -470,33 +470,19 @@ function plans(
       path: p,
       headers: signIdentity(token, { method: 'GET', url: p, actor: as, clientIp: '127.0.0.1' }),
     }));
+  // Each plan its own headers: currentTags adds If-None-Match to gateway304's.
+  const withKey = () => paths.map((p) => ({ path: p, headers: { authorization: `Bearer ${data.key}` } }));
   return {
     direct: { target: 'direct', url: targets.direct, requests: signed() },
     compare: { target: 'compare', url: targets.compare, requests: signed() },
     nginx: { target: 'nginx', url: targets.nginx, requests: signed() },
     node: { target: 'node', url: targets.node, requests: signed() },
-    floor: {
-      target: 'floor',
-      url: targets.floor,
-      requests: paths.map((p) => ({ path: p, headers: { authorization: `Bearer ${data.key}` } })),
-    },
-    gateway: {
-      target: 'gateway',
-      url: targets.gateway,
-      requests: paths.map((p) => ({ path: p, headers: { authorization: `Bearer ${data.key}` } })),
-    },
+    floor: { target: 'floor', url: targets.floor, requests: withKey() },
+    gateway: { target: 'gateway', url: targets.gateway, requests: withKey() },
+    baseline: { target: 'baseline', url: targets.baseline, requests: withKey() },
     // Its If-None-Match is filled in by currentTags just before the run: every read answered 200
     // counts a view and so changes the post's tag.
-    baseline: {
-      target: 'baseline',
-      url: targets.baseline,
-      requests: paths.map((p) => ({ path: p, headers: { authorization: `Bearer ${data.key}` } })),
-    },
-    gateway304: {
-      target: 'gateway304',
-      url: targets.gateway,
-      requests: paths.map((p) => ({ path: p, headers: { authorization: `Bearer ${data.key}` } })),
-    },
+    gateway304: { target: 'gateway304', url: targets.gateway, requests: withKey() },
   };
 }
 
