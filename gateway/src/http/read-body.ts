@@ -2,6 +2,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PayloadTooLargeError, RequestTimeoutError } from '@community/contracts';
 import { BODY_LIMIT, hasBody } from '@community/http-kit';
 
+/**
+ * A body the gateway refused (413) or gave up waiting for (408) is still read and thrown away, for
+ * at most this long and this much, before the connection closes: closing with the client's bytes
+ * unread resets the connection under a client still writing them, and it never reads the answer
+ * (RFC 9112 §9.6). nginx's lingering close, bounded tighter.
+ */
+export const LINGER_MS = 2_000;
+export const LINGER_BYTES = 1024 * 1024;
+
 /** The client went away while sending: nobody is left to answer. */
 export class ClientGoneError extends Error {
   constructor() {
@@ -12,7 +21,8 @@ export class ClientGoneError extends Error {
 /**
  * Reads the whole body before anything is forwarded, so a slow client costs the gateway a socket
  * and never an upstream's time (DESIGN.md §9): at most {@link BODY_LIMIT} bytes, within `timeoutMs`
- * of the headers. Either failure closes the connection, since the rest of the body is never read.
+ * of the headers. Either failure closes the connection, since the rest of the body is never used:
+ * {@link endLingering} lets the client finish writing it first.
  * A request without a body (every GET) reads nothing and gives `undefined`.
  */
 export function readBody(
@@ -53,4 +63,26 @@ export function readBody(
     );
     req.on('data', onData).once('end', onEnd).once('error', onGone).once('close', onGone);
   });
+}
+
+/**
+ * Ends an answer sent before the request's body was all read: the answer goes out now, and the
+ * connection closes once the client has sent the rest, or after {@link LINGER_MS} or
+ * {@link LINGER_BYTES}, whichever comes first.
+ */
+export function endLingering(req: IncomingMessage, res: ServerResponse, payload?: string | Buffer): void {
+  if (payload !== undefined) res.write(payload);
+  let read = 0;
+  const onData = (chunk: Buffer) => {
+    read += chunk.length;
+    if (read > LINGER_BYTES) done();
+  };
+  const done = () => {
+    clearTimeout(timer);
+    req.off('data', onData).off('end', done).off('error', done).off('close', done);
+    if (!res.writableEnded) res.end();
+  };
+  const timer = setTimeout(done, LINGER_MS);
+  req.on('data', onData).once('end', done).once('error', done).once('close', done);
+  req.resume();
 }

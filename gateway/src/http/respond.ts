@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorReply, type ErrorContext } from '@community/http-kit';
 import type { Logger } from '@community/logging';
+import { endLingering } from './read-body';
 
 /** A JSON answer on a bare node:http response (HEAD gets the headers only). */
 export function sendJson(
@@ -25,7 +26,10 @@ export function sendSerialisedJson(
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(payload));
-  res.end(req.method === 'HEAD' ? undefined : payload);
+  const body = req.method === 'HEAD' ? undefined : payload;
+  // A refusal of the body, before it was all read: the client may still be writing it.
+  if (!req.complete && res.getHeader('Connection') === 'close') endLingering(req, res, body);
+  else res.end(body);
 }
 
 /** Any error in the documented envelope, by the same mapping every service uses. */

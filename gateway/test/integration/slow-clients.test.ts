@@ -1,5 +1,6 @@
 import { gw, memberWithKey, startStack, type Stack } from '../support/stack';
 import { breakerState, rawRequest } from '../support/raw-http';
+import { LINGER_BYTES, LINGER_MS } from '../../src/http/read-body';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -51,21 +52,47 @@ describe('a client that sends its body slowly', () => {
     expect(answer.body.data.username).toBe(JSON.parse(body).username);
   });
 
-  it('refuses a body declared over 64 KiB at once with 413, without reading it', async () => {
+  it('refuses a body declared over 64 KiB at once with 413, without waiting for it', async () => {
     const answer = await rawRequest(stack.gateway, register(70_000), '{', 5_000);
     expect(answer.status).toBe(413);
     expect(answer.body.error).toBe('payload_too_large');
-    expect(answer.ms).toBeLessThan(1_000);
+    expect(answer.headers.connection).toBe('close');
+    expect(answer.firstByteMs).toBeLessThan(1_000);
+    // What never comes is waited for a bounded time only.
+    expect(answer.ms).toBeLessThan(LINGER_MS + 1_000);
+  });
+
+  it('lets a client still sending the body it declared finish writing it, then closes cleanly', async () => {
+    // A client uploads 70 kB in pieces and reads the 413 only once it has written everything, as
+    // fetch does. Closing at once reset the connection under its writes (EPIPE, ECONNRESET) and
+    // it never saw the 413.
+    const pieces = ['{', ...Array.from({ length: 10 }, () => 'x'.repeat(7_000))];
+    const answer = await rawRequest(stack.gateway, register(70_001), pieces, 5_000, 30);
+    expect(answer.writeError).toBeUndefined();
+    expect(answer.status).toBe(413);
+    expect(answer.body.error).toBe('payload_too_large');
+    expect(answer.firstByteMs).toBeLessThan(250);
+  });
+
+  it('reads at most LINGER_BYTES of a refused body: a client that sends on and on is cut off', async () => {
+    const piece = 'x'.repeat(64 * 1024);
+    const pieces = Array.from({ length: Math.ceil((2 * LINGER_BYTES) / piece.length) }, () => piece);
+    const answer = await rawRequest(stack.gateway, register(1_000_000_000), pieces, 10_000, 5);
+    expect(answer.status).toBe(413);
+    expect(answer.ms).toBeLessThan(LINGER_MS);
   });
 
   it('refuses a chunked body that grows past 64 KiB with 413', async () => {
     const chunk = 'x'.repeat(16 * 1024);
-    const chunks = Array.from({ length: 5 }, () => `${chunk.length.toString(16)}\r\n${chunk}\r\n`).join('');
+    const chunks = Array.from({ length: 8 }, () => `${chunk.length.toString(16)}\r\n${chunk}\r\n`);
     const answer = await rawRequest(
       stack.gateway,
       `POST /api/v1/auth/register HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked`,
-      `${chunks}0\r\n\r\n`,
+      [...chunks, '0\r\n\r\n'],
+      5_000,
+      30,
     );
+    expect(answer.writeError).toBeUndefined();
     expect(answer.status).toBe(413);
     expect(answer.body.error).toBe('payload_too_large');
   });

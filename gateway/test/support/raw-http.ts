@@ -6,25 +6,48 @@ export interface RawAnswer {
   body: any;
   /** Milliseconds from the first byte sent to the connection's close. */
   ms: number;
+  /** Milliseconds from the first byte sent to the first byte of the answer. */
+  firstByteMs: number;
+  /** The error a write met, if the server stopped reading and reset the connection under it. */
+  writeError?: string;
 }
 
 /**
  * One request written by hand on its own socket, as a slow or malicious client would: `head` (the
  * request line and headers, without the blank line) and then only `body`, however short of what
  * the head declares. Resolves with the answer once the server closes the connection, or rejects
- * after `timeoutMs`.
+ * after `timeoutMs`. A body given as pieces is written one piece every `gapMs`, as a client uploading
+ * over a real network does, whatever the server answered or closed meanwhile.
  */
-export function rawRequest(url: string, head: string, body = '', timeoutMs = 15_000): Promise<RawAnswer> {
+export function rawRequest(
+  url: string,
+  head: string,
+  body: string | string[] = '',
+  timeoutMs = 15_000,
+  gapMs = 0,
+): Promise<RawAnswer> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const socket = net.connect(Number(port), hostname);
+    // Half-open, as an uploading client is: the server's close does not stop its writes.
+    const socket = net.connect({ port: Number(port), host: hostname, allowHalfOpen: true });
+    let written = false;
+    let ended = false;
+    socket.once('end', () => {
+      ended = true;
+      if (written) socket.end();
+    });
     const chunks: Buffer[] = [];
+    let firstByteMs = 0;
+    let writeError: string | undefined;
     const timer = setTimeout(() => {
       socket.destroy();
       reject(new Error(`no answer within ${timeoutMs} ms`));
     }, timeoutMs);
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('data', (chunk: Buffer) => {
+      firstByteMs ||= performance.now() - started;
+      chunks.push(chunk);
+    });
     socket.on('error', () => {});
     socket.once('close', () => {
       clearTimeout(timer);
@@ -49,9 +72,25 @@ export function rawRequest(url: string, head: string, body = '', timeoutMs = 15_
         headers,
         body: parsed,
         ms: performance.now() - started,
+        firstByteMs,
+        writeError,
       });
     });
-    socket.write(`${head}\r\n\r\n${body}`);
+    const [first = '', ...rest] = typeof body === 'string' ? [body] : body;
+    const write = (text: string) =>
+      socket.write(text, (err) => {
+        if (err) writeError ??= (err as NodeJS.ErrnoException).code ?? err.message;
+      });
+    write(`${head}\r\n\r\n${first}`);
+    void (async () => {
+      for (const piece of rest) {
+        await new Promise((wait) => setTimeout(wait, gapMs));
+        if (socket.destroyed) return;
+        write(piece);
+      }
+      written = true;
+      if (ended) socket.end();
+    })();
   });
 }
 
