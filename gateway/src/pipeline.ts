@@ -9,7 +9,7 @@ import {
   AccountSuspendedError,
   type Actor,
 } from '@community/contracts';
-import { isCrossOrigin, signIdentity } from '@community/http-kit';
+import { hasBody, isCrossOrigin, signIdentity } from '@community/http-kit';
 import { readBearer } from './auth/bearer';
 import type { KeyResolver } from './auth/key-resolver';
 import { stillSuspended } from './auth/suspension';
@@ -18,6 +18,7 @@ import { OPENAPI_PATH, sendDocument } from './docs/openapi-document';
 import {
   clientMayPay,
   consume,
+  consumeHeld,
   refundNotModified,
   settleClientRequest,
   subjectFor,
@@ -86,7 +87,7 @@ export function buildPipeline(deps: GatewayDeps): Pipeline {
   const clientMayNotSet = deps.trustsForwarded ? GATEWAY_ONLY : GATEWAY_OR_PROXY_ONLY;
   const knownClients = new KnownClients();
   return async (req, res, record) => {
-    for (const name of Object.keys(req.headers)) if (clientMayNotSet.test(name)) delete req.headers[name];
+    for (const name in req.headers) if (clientMayNotSet.test(name)) delete req.headers[name];
     const { path, clientIp } = record;
     if (matchesPrefix(path, AVATARS_PREFIX)) {
       record.route = AVATARS_PREFIX;
@@ -112,7 +113,9 @@ export function buildPipeline(deps: GatewayDeps): Pipeline {
     const clientId = credentials ? clientIdOf(req.headers, body) : null;
     // Pages authenticate with their session cookie, the OAuth endpoints with the client's own credentials.
     const bearer = page || credentials ? NO_BEARER : readBearer(req.headers.authorization);
-    const lookup = bearer.kind === 'key' ? await lookUp(deps.keys, bearer.key) : NOBODY;
+    // Awaited only when there is something to wait for: a key the cache holds is known at once.
+    const found = bearer.kind === 'key' ? lookUp(deps.keys, bearer.key) : NOBODY;
+    const lookup = found instanceof Promise ? await found : found;
     const { resolved } = lookup;
     const actor = resolved ? actorOf(resolved) : null;
     if (actor) record.accountId = actor.userId;
@@ -120,7 +123,7 @@ export function buildPipeline(deps: GatewayDeps): Pipeline {
     const known = clientId && knownClients.has(clientId) ? clientId : null;
     const client = known && (await clientMayPay(deps.limiter, clientIp, deps)) ? known : null;
     const subject = subjectFor({ resolved, page, client, clientIp }, deps);
-    const decision = await consume(deps.limiter, subject, res);
+    const decision = consumeHeld(deps.limiter, subject, res) ?? (await consume(deps.limiter, subject, res));
     if (lookup.unavailable) throw lookup.unavailable;
     // A 304 costs nothing (DESIGN.md §10), whoever answers it.
     const refund = () => refundNotModified(deps.limiter, subject, decision, res);
@@ -163,7 +166,7 @@ export function buildPipeline(deps: GatewayDeps): Pipeline {
       return;
     }
     // Read the whole body before the upstream's clock starts: a slow client is never its failure.
-    body ??= await readBody(req, res, deps.bodyTimeoutMs);
+    if (hasBody(req.headers)) body ??= await readBody(req, res, deps.bodyTimeoutMs);
     await forward(deps, req, res, route.upstream, actor, record, body, (status) => {
       if (status === 304) refund();
     });
@@ -231,7 +234,13 @@ interface Lookup {
 
 const NOBODY: Lookup = { resolved: null };
 
-async function lookUp(keys: KeyResolver, key: string): Promise<Lookup> {
+function lookUp(keys: KeyResolver, key: string): Lookup | Promise<Lookup> {
+  const known = keys.known(key);
+  if (known === undefined) return resolving(keys, key);
+  return known ? { resolved: known } : NOBODY;
+}
+
+async function resolving(keys: KeyResolver, key: string): Promise<Lookup> {
   try {
     return { resolved: await keys.resolve(key) };
   } catch {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { resolvedKeySchema, type ResolvedKey } from '@community/contracts';
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { Tally } from '../tally';
 import type { UsersClient } from './users-client';
 
 interface CacheEntry {
@@ -17,6 +18,13 @@ export interface KeyResolverOptions {
   registry?: Registry;
 }
 
+/** The lookup counter's label objects (Tally.inc). */
+const LOOKUPS = {
+  hit: Object.freeze({ result: 'hit' }),
+  negativeHit: Object.freeze({ result: 'negative_hit' }),
+  miss: Object.freeze({ result: 'miss' }),
+};
+
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
 // API keys and access tokens number their ids separately.
@@ -32,34 +40,39 @@ export class KeyResolver {
   private readonly inFlight = new Map<string, Promise<ResolvedKey | null>>();
   private readonly byCredentialId = new Map<string, string>();
   private readonly byUserId = new Map<number, Set<string>>();
-  private readonly lookups: Counter<'result'> | undefined;
+  private readonly lookups: Tally<'result'> | undefined;
 
   constructor(private readonly opts: KeyResolverOptions) {
     this.lookups = opts.registry
-      ? new Counter({
+      ? new Tally({
           name: 'gateway_key_lookups_total',
           help: 'API key lookups by cache result',
           labelNames: ['result'],
-          registers: [opts.registry],
+          registry: opts.registry,
         })
       : undefined;
   }
 
   /** The account behind `key`, or null when it is unknown, revoked or expired. */
   async resolve(key: string): Promise<ResolvedKey | null> {
+    const known = this.known(key);
+    if (known !== undefined) return known;
     const hash = hashKey(key);
-    const cached = this.cache.get(hash);
-    if (cached && cached.expiresAt > Date.now()) {
-      this.lookups?.inc({ result: cached.value ? 'hit' : 'negative_hit' });
-      return stillValid(cached.value);
-    }
-    this.lookups?.inc({ result: 'miss' });
+    this.lookups?.inc(LOOKUPS.miss);
     let pending = this.inFlight.get(hash);
     if (!pending) {
       pending = this.fetch(hash).finally(() => this.inFlight.delete(hash));
       this.inFlight.set(hash, pending);
     }
     return stillValid(await pending);
+  }
+
+  /** {@link resolve}'s answer at once when the cache holds `key`; undefined when only resolve can tell. */
+  known(key: string): ResolvedKey | null | undefined {
+    const cached = this.cache.get(hashKey(key));
+    if (!cached || cached.expiresAt <= Date.now()) return undefined;
+    this.lookups?.inc(cached.value ? LOOKUPS.hit : LOOKUPS.negativeHit);
+    return stillValid(cached.value);
   }
 
   invalidateKey(keyId: number): void {

@@ -25,10 +25,22 @@ export interface Caller {
  * address's anonymous budget.
  */
 export function subjectFor({ resolved, page, client, clientIp }: Caller, budgets: Budgets): Subject {
-  if (resolved) return { key: `acct:${resolved.user_id}`, kind: 'account', ...resolved.limits };
+  if (resolved) return accountSubject(resolved);
   if (page) return pagesSubject(clientIp, budgets.pagesHourly);
   if (client) return { key: `client:${client}`, kind: 'client', ...budgets.anonymous };
   return addressSubject(clientIp, budgets);
+}
+
+/** Each account's subject, made once for each resolved value the key cache holds (not per request). */
+const accounts = new WeakMap<ResolvedKey, Subject>();
+
+function accountSubject(resolved: ResolvedKey): Subject {
+  let subject = accounts.get(resolved);
+  if (!subject) {
+    subject = { key: `acct:${resolved.user_id}`, kind: 'account', ...resolved.limits };
+    accounts.set(resolved, subject);
+  }
+  return subject;
 }
 
 export const addressSubject = (clientIp: string, budgets: Budgets): Subject => ({
@@ -73,7 +85,23 @@ export async function consume(
   subject: Subject,
   res: ServerResponse,
 ): Promise<Decision> {
-  const decision = await limiter.consume(subject);
+  return admit(await limiter.consume(subject), res);
+}
+
+/**
+ * {@link consume} at once when this process's lease has a point for the request (most requests of
+ * a busy account: no Redis call, nothing to wait for); null when only `consume` can decide.
+ */
+export function consumeHeld(
+  limiter: TwoWindowLimiter,
+  subject: Subject,
+  res: ServerResponse,
+): Decision | null {
+  const decision = limiter.consumeHeld(subject);
+  return decision && admit(decision, res);
+}
+
+function admit(decision: Decision, res: ServerResponse): Decision {
   setLimitHeaders(res, decision);
   if (!decision.allowed) {
     throw new RateLimitedError(

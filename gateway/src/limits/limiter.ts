@@ -1,7 +1,8 @@
 import type Redis from 'ioredis';
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { Logger } from '@community/logging';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { Tally } from '../tally';
 import { withDeadline } from './deadline';
 import { Leases, type Lease, type LeaseOptions, type Taken } from './leases';
 import { RedisWindows, type WindowKey } from './redis-windows';
@@ -57,6 +58,20 @@ const WINDOWS = { hourly: 3600, daily: 86_400 } as const;
 type WindowName = keyof typeof WINDOWS;
 const LABELS: Record<WindowName, WindowLabel> = { hourly: 'hour', daily: 'day' };
 type Store = 'redis' | 'memory';
+type DecisionLabels = Readonly<Record<'outcome' | 'subject' | 'store', string>>;
+
+/** The decision counter's label objects, one per combination, made once (Tally.inc). */
+const DECISION_LABELS = labelTree(['allowed', 'rejected'] as const, (outcome) =>
+  labelTree(['account', 'anonymous', 'pages', 'client'] as const, (subject) =>
+    labelTree(['redis', 'memory'] as const, (store): DecisionLabels =>
+      Object.freeze({ outcome, subject, store }),
+    ),
+  ),
+);
+
+function labelTree<K extends string, V>(keys: readonly K[], make: (key: K) => V): Record<K, V> {
+  return Object.fromEntries(keys.map((key) => [key, make(key)])) as Record<K, V>;
+}
 
 interface Window {
   name: WindowName;
@@ -80,9 +95,13 @@ interface Window {
  */
 export class TwoWindowLimiter {
   private readonly memory = new Map<string, RateLimiterMemory>();
+  private readonly windowSets: Record<Store, Map<number, Map<number | undefined, Window[]>>> = {
+    redis: new Map(),
+    memory: new Map(),
+  };
   private readonly windows: RedisWindows;
   private readonly leases: Leases;
-  private readonly decisions: Counter<'outcome' | 'subject' | 'store'> | undefined;
+  private readonly decisions: Tally<'outcome' | 'subject' | 'store'> | undefined;
   private readonly replicas: number;
   private readonly coolOffMs: number;
   private readonly deadlineMs: number;
@@ -101,23 +120,29 @@ export class TwoWindowLimiter {
     this.deadlineMs = options.deadlineMs ?? 500;
     this.logger = options.logger;
     this.decisions = options.registry
-      ? new Counter({
+      ? new Tally({
           name: 'gateway_limiter_decisions_total',
           help: 'Rate limit decisions',
           labelNames: ['outcome', 'subject', 'store'],
-          registers: [options.registry],
+          registry: options.registry,
         })
       : undefined;
   }
 
   consume(subject: Subject): Promise<Decision> {
-    // Served from this process's lease: no Redis call, so no deadline to watch either.
-    if (this.redisUsable()) {
-      const windows = this.windowsOf(subject, 'redis');
-      const taken = this.leases.takeHeld(subject.key, this.redisKeys(subject, windows));
-      if (taken) return Promise.resolve(this.decision(subject, windows, taken, 'redis'));
-    }
-    return this.inStore((store) => this.decide(subject, store));
+    const held = this.consumeHeld(subject);
+    return held ? Promise.resolve(held) : this.inStore((store) => this.decide(subject, store));
+  }
+
+  /**
+   * {@link consume} at once, when this process's lease has a point for the request (no Redis call,
+   * so no deadline to watch either); null when only {@link consume} can decide.
+   */
+  consumeHeld(subject: Subject): Decision | null {
+    if (!this.redisUsable()) return null;
+    const windows = this.windowsOf(subject, 'redis');
+    const taken = this.leases.takeHeld(subject.key, this.redisKeys(subject, windows));
+    return taken ? this.decision(subject, windows, taken, 'redis') : null;
   }
 
   /** Gives this process's unused leased points back to Redis (at shutdown). */
@@ -199,9 +224,17 @@ export class TwoWindowLimiter {
     return work('memory');
   }
 
-  private windowsOf(subject: Subject, store: Store): Window[] {
-    const windows = [this.window('hourly', subject.hourly, store)];
-    if (subject.daily !== undefined) windows.push(this.window('daily', subject.daily, store));
+  /** A subject's windows, made once for each pair of caps (one per plan or budget: a handful). */
+  private windowsOf(subject: Subject, store: Store): readonly Window[] {
+    const byHourly = this.windowSets[store];
+    let byDaily = byHourly.get(subject.hourly);
+    if (!byDaily) byHourly.set(subject.hourly, (byDaily = new Map()));
+    let windows = byDaily.get(subject.daily);
+    if (!windows) {
+      windows = [this.window('hourly', subject.hourly, store)];
+      if (subject.daily !== undefined) windows.push(this.window('daily', subject.daily, store));
+      byDaily.set(subject.daily, windows);
+    }
     return windows;
   }
 
@@ -209,7 +242,7 @@ export class TwoWindowLimiter {
    * Counts the request in every window, or in none when one is full. What each window shows left:
    * after the request when allowed; when refused, 0 for a full window and what the other has.
    */
-  private async count(subject: Subject, windows: Window[], store: Store): Promise<Taken> {
+  private async count(subject: Subject, windows: readonly Window[], store: Store): Promise<Taken> {
     if (store === 'redis') return this.leases.take(subject.key, this.redisKeys(subject, windows));
     const outcomes = await Promise.all(windows.map((w) => settle(w.memory().consume(subject.key))));
     const refused = outcomes.some((outcome) => !outcome.ok);
@@ -223,7 +256,7 @@ export class TwoWindowLimiter {
     return { counted, lease: null };
   }
 
-  private redisKeys(subject: Subject, windows: Window[]): WindowKey[] {
+  private redisKeys(subject: Subject, windows: readonly Window[]): WindowKey[] {
     return windows.map((w) => w.redis(subject.key));
   }
 
@@ -232,16 +265,21 @@ export class TwoWindowLimiter {
     return this.decision(subject, windows, await this.count(subject, windows, store), store);
   }
 
-  private decision(subject: Subject, windows: Window[], { counted, lease }: Taken, store: Store): Decision {
+  private decision(
+    subject: Subject,
+    windows: readonly Window[],
+    { counted, lease }: Taken,
+    store: Store,
+  ): Decision {
     const states = counted.map(({ remaining, msLeft }, i) => state(windows[i]!, remaining, msLeft));
     if (counted.some((outcome) => !outcome.ok)) {
-      this.decisions?.inc({ outcome: 'rejected', subject: subject.kind, store });
+      this.decisions?.inc(DECISION_LABELS.rejected[subject.kind][store]);
       const retryMs = Math.max(...counted.filter((outcome) => !outcome.ok).map((outcome) => outcome.msLeft));
       // Both windows show 0 left when both are exceeded: the tie goes to the hourly one.
       const shown = states.find((s) => s.remaining === 0)!;
       return { allowed: false, shown, windows: states, retryAfter: seconds(retryMs) };
     }
-    this.decisions?.inc({ outcome: 'allowed', subject: subject.kind, store });
+    this.decisions?.inc(DECISION_LABELS.allowed[subject.kind][store]);
     return { allowed: true, shown: tightest(states), windows: states, ...(lease && { lease }) };
   }
 
