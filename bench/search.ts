@@ -16,7 +16,8 @@
  *      each retrying a refusal at once, while one reader reads a post; 0 skips the flood),
  *      BENCH_CLIENT (http: node:http, or fetch, the client measure.ts times with),
  *      BENCH_SEARCH_CONCURRENCY (the services' SEARCH_CONCURRENCY; unset: their default, 2; as many
- *      as the flood's callers lets every search through at once, as before there was a limit).
+ *      as the flood's callers lets every search through at once, as before there was a limit),
+ *      BENCH_POSTS_NODE_ARGS (extra node flags for posts-service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`).
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -45,6 +46,7 @@ const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
 const FLOOD_CALLERS = Number(process.env.BENCH_FLOOD_CALLERS ?? 24);
 const SEARCH_CONCURRENCY = process.env.BENCH_SEARCH_CONCURRENCY;
+const POSTS_NODE_ARGS = (process.env.BENCH_POSTS_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 const STOP_WORDS = (
   'the of and a to in is you that it he was for on are as with his they at be this have from or ' +
@@ -143,7 +145,7 @@ async function main(): Promise<void> {
     const child = startChild(
       dir,
       process.execPath,
-      serviceArgs(dir, DEPLOYED_NODE_ARGS),
+      serviceArgs(dir, [...DEPLOYED_NODE_ARGS, ...(dir === 'posts-service' ? POSTS_NODE_ARGS : [])]),
       {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
