@@ -16,7 +16,7 @@ import { publishedDocument } from './docs/openapi-document';
 import { buildPipeline, type GatewayDeps, type RequestRecord } from './pipeline';
 import { consume, pagesSubject } from './limits/budgets';
 import { clientIpOf, type TrustProxy } from './http/client-ip';
-import { ClientGoneError } from './http/read-body';
+import { behindClose, ClientGoneError } from './http/read-body';
 import { sendError } from './http/respond';
 
 export interface GatewayAppDeps extends Omit<GatewayDeps, 'openapi' | 'trustsForwarded'> {
@@ -63,6 +63,8 @@ export function buildApp(deps: GatewayAppDeps): RequestListener {
   };
 
   return (req, res) => {
+    // Never answered: the connection closes once the answer before it is out (read-body.ts).
+    if (behindClose(req)) return;
     const started = performance.now();
     const requestId = takeRequestId(req, res);
     const entry: RequestRecord = {

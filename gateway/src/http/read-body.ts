@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { PayloadTooLargeError, RequestTimeoutError } from '@community/contracts';
 import { BODY_LIMIT, hasBody } from '@community/http-kit';
 
@@ -65,12 +66,23 @@ export function readBody(
   });
 }
 
+/** Connections whose answer said they close: nothing more is served on them. */
+const closing = new WeakSet<Socket>();
+
+/**
+ * Whether `req` came on a connection whose earlier answer said it closes: a request pipelined behind
+ * a refused body, read while that body is. It must not run: its client, told the connection closes,
+ * takes it as never sent and may send it again.
+ */
+export const behindClose = (req: IncomingMessage): boolean => closing.has(req.socket);
+
 /**
  * Ends an answer sent before the request's body was all read: the answer goes out now, and the
  * connection closes once the client has sent the rest, or after {@link LINGER_MS} or
  * {@link LINGER_BYTES}, whichever comes first.
  */
 export function endLingering(req: IncomingMessage, res: ServerResponse, payload?: string | Buffer): void {
+  closing.add(req.socket);
   if (payload !== undefined) res.write(payload);
   let read = 0;
   const onData = (chunk: Buffer) => {

@@ -74,6 +74,23 @@ describe('a client that sends its body slowly', () => {
     expect(answer.firstByteMs).toBeLessThan(250);
   });
 
+  it('never serves a request pipelined behind a refused body: the 413 said the connection closes', async () => {
+    const late = newcomer();
+    const second = JSON.stringify(late);
+    const pipelined = `POST /api/v1/auth/register HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(second)}\r\n\r\n${second}`;
+    const answer = await rawRequest(
+      stack.gateway,
+      register(70_000),
+      // In one write: the parser reads the body's end and the next request at once.
+      'x'.repeat(70_000) + pipelined,
+    );
+    expect(answer.status).toBe(413);
+    // One answer on the connection, and the second request never ran: its user is still free.
+    expect(answer.raw.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 413']);
+    const res = await gw(stack, 'POST', '/api/v1/auth/register', { body: late });
+    expect(res.status).toBe(201);
+  });
+
   it('reads at most LINGER_BYTES of a refused body: a client that sends on and on is cut off', async () => {
     const piece = 'x'.repeat(64 * 1024);
     const pieces = Array.from({ length: Math.ceil((2 * LINGER_BYTES) / piece.length) }, () => piece);

@@ -8,6 +8,8 @@ export interface RawAnswer {
   ms: number;
   /** Milliseconds from the first byte sent to the first byte of the answer. */
   firstByteMs: number;
+  /** Everything the server sent, as text. */
+  raw: string;
   /** The error a write met, if the server stopped reading and reset the connection under it. */
   writeError?: string;
 }
@@ -72,6 +74,7 @@ export function rawRequest(
         headers,
         body: parsed,
         ms: performance.now() - started,
+        raw: text,
         firstByteMs,
         writeError,
       });
