@@ -29,6 +29,7 @@ import { clientIdOf, KnownClients } from './limits/oauth-clients';
 import { sendTagged, tagged, type TaggedBody } from './http/conditional';
 import { answerCors, vary, type AllowedOrigins } from './http/cors';
 import { readBody } from './http/read-body';
+import { oncePer } from './once-per';
 import { matchesPrefix, routeFor, type UpstreamName } from './proxy/route-table';
 import type { Upstream } from './proxy/upstream';
 import { AVATARS_PREFIX, carriesClientCredentials, isPublic, isStream, requiredScope } from './scopes';
@@ -210,21 +211,12 @@ async function forward(
 }
 
 /** Each credential's actor, made once for each resolved value the key cache holds (not per request). */
-const actors = new WeakMap<ResolvedKey, Actor>();
-
-function actorOf(resolved: ResolvedKey): Actor {
-  let actor = actors.get(resolved);
-  if (!actor) {
-    actor = {
-      userId: resolved.user_id,
-      role: resolved.role,
-      scopes: new Set(resolved.scopes),
-      expiresAt: resolved.expires_at ? new Date(resolved.expires_at) : null,
-    };
-    actors.set(resolved, actor);
-  }
-  return actor;
-}
+const actorOf = oncePer((resolved: ResolvedKey): Actor => ({
+  userId: resolved.user_id,
+  role: resolved.role,
+  scopes: new Set(resolved.scopes),
+  expiresAt: resolved.expires_at ? new Date(resolved.expires_at) : null,
+}));
 
 interface Lookup {
   resolved: ResolvedKey | null;

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { RateLimitedError, type ResolvedKey } from '@community/contracts';
+import { oncePer } from '../once-per';
 import { setLimitHeaders } from './headers';
 import { refunded, type Decision, type Subject, type TwoWindowLimiter } from './limiter';
 
@@ -32,16 +33,11 @@ export function subjectFor({ resolved, page, client, clientIp }: Caller, budgets
 }
 
 /** Each account's subject, made once for each resolved value the key cache holds (not per request). */
-const accounts = new WeakMap<ResolvedKey, Subject>();
-
-function accountSubject(resolved: ResolvedKey): Subject {
-  let subject = accounts.get(resolved);
-  if (!subject) {
-    subject = { key: `acct:${resolved.user_id}`, kind: 'account', ...resolved.limits };
-    accounts.set(resolved, subject);
-  }
-  return subject;
-}
+const accountSubject = oncePer((resolved: ResolvedKey): Subject => ({
+  key: `acct:${resolved.user_id}`,
+  kind: 'account',
+  ...resolved.limits,
+}));
 
 export const addressSubject = (clientIp: string, budgets: Budgets): Subject => ({
   key: `ip:${clientIp}`,
