@@ -2,6 +2,7 @@ import http, { type ClientRequest, type IncomingMessage, type ServerResponse } f
 import type { LookupFunction } from 'node:net';
 import type { Logger } from '@community/logging';
 import { breakerState, CallerGoneError, createBreaker, type Breaker } from './breaker';
+import { FlightLine, type InLine } from './flight-line';
 import { forward, type ForwardOptions, type ServiceAddress } from './forward';
 import { answersHealthz } from './liveness';
 import type { UpstreamName } from './route-table';
@@ -28,7 +29,8 @@ export interface UpstreamOptions {
   lookup?: LookupFunction;
 }
 
-interface InFlight {
+/** A request waiting on the service. */
+interface InFlight extends InLine<InFlight> {
   started: number;
   resolve(): void;
   reject(err: Error): void;
@@ -115,7 +117,7 @@ const WATCH_INTERVAL_MS = 250;
  */
 export class Upstream {
   readonly breaker: Breaker;
-  private readonly inFlight = new Map<IncomingMessage, InFlight>();
+  private readonly inFlight = new FlightLine<InFlight>();
   readonly agent: http.Agent;
   private readonly service: ServiceAddress;
   private readonly streams: Streams;
@@ -156,13 +158,13 @@ export class Upstream {
       await this.breaker.fire(
         () =>
           new Promise<void>((resolve, reject) => {
-            const flight: InFlight = { started: performance.now(), resolve, reject };
-            this.inFlight.set(req, flight);
+            const flight: InFlight = { started: performance.now(), resolve, reject, prev: null, next: null };
+            this.inFlight.add(flight);
             // 'close' follows every answer: only one still in flight means the caller left (an
             // Error per request would cost a stack trace each time). Heard before forward()'s own
             // 'close' listener cuts the service's request, whose error then finds nothing to fail.
             res.once('close', () => {
-              if (this.inFlight.has(req)) this.settle(req, new CallerGoneError());
+              if (this.inFlight.has(flight)) this.settle(flight, new CallerGoneError());
             });
             flight.upstream = forward(
               req,
@@ -172,9 +174,9 @@ export class Upstream {
               {
                 answered: (status) => {
                   this.lastAnswerAt = performance.now();
-                  this.settle(req, status >= 500 ? new ServerErrorAnswer() : null);
+                  this.settle(flight, status >= 500 ? new ServerErrorAnswer() : null);
                 },
-                failed: (err) => this.settle(req, err),
+                failed: (err) => this.settle(flight, err),
               },
               this.opts.timeoutMs,
             );
@@ -205,10 +207,8 @@ export class Upstream {
     this.streams.close();
   }
 
-  private settle(req: IncomingMessage, err: Error | null): void {
-    const flight = this.inFlight.get(req);
-    if (!flight) return;
-    this.inFlight.delete(req);
+  private settle(flight: InFlight, err: Error | null): void {
+    if (!this.inFlight.remove(flight)) return;
     if (err) flight.reject(err);
     else flight.resolve();
   }
@@ -218,8 +218,7 @@ export class Upstream {
     if (this.probing) return;
     const now = performance.now();
     if (!this.stalled) {
-      // Map order is arrival order: the first entry has waited longest.
-      const oldest = this.inFlight.values().next().value;
+      const oldest = this.inFlight.oldest;
       if (!oldest || now - oldest.started < this.stallMs || now - this.lastAnswerAt < this.stallMs) return;
     }
     this.probing = true;
@@ -243,10 +242,10 @@ export class Upstream {
    */
   private expire(): void {
     const deadline = performance.now() - this.opts.timeoutMs;
-    // Map order is arrival order: stop at the first that may still wait.
-    for (const [req, flight] of this.inFlight) {
+    // Oldest first: stop at the first that may still wait.
+    for (const flight of this.inFlight) {
       if (flight.started > deadline) return;
-      this.abandon(req, flight, 'did not answer');
+      this.abandon(flight, 'did not answer');
     }
   }
 
@@ -256,12 +255,12 @@ export class Upstream {
       this.opts.logger.warn({ upstream: this.opts.name }, 'upstream stalled: answering 503 at once');
     this.stalled = true;
     this.breaker.open();
-    for (const [req, flight] of [...this.inFlight]) this.abandon(req, flight, 'stopped answering');
+    for (const flight of [...this.inFlight]) this.abandon(flight, 'stopped answering');
   }
 
   /** Fails a request waiting on the service (the caller answers 503) and cuts its connection. */
-  private abandon(req: IncomingMessage, flight: InFlight, what: string): void {
-    this.settle(req, new StalledError(`the ${this.opts.name} service ${what}`));
+  private abandon(flight: InFlight, what: string): void {
+    this.settle(flight, new StalledError(`the ${this.opts.name} service ${what}`));
     flight.upstream?.destroy();
   }
 
