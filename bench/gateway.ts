@@ -36,6 +36,9 @@
  *      `baseline`, from a temporary worktree with its own npm ci, same key and load: before and after
  *      in one run),
  *      BENCH_POSTS_NODE_ARGS (the same for posts-service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`),
+ *      BENCH_KEEP_LOGS (unset: when 1, every process's output is kept in the run's temporary
+ *      directory, named at the end: e.g. V8's trace of each garbage collection, with
+ *      `--trace-gc-nvp` in BENCH_GATEWAY_NODE_ARGS or BENCH_POSTS_NODE_ARGS),
  *      BENCH_COMPARE_ROOT (unset: when set to another checkout with its own `npm ci`, a second
  *      posts-service runs from there, against the same database, and the target `compare` goes
  *      straight to it like `direct`: before and after of a posts-service change in one run, each
@@ -92,6 +95,7 @@ const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ? path.resolve(process.env.BENCH_PROFILE_DIR) : undefined;
 const GATEWAY_NODE_ARGS = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const POSTS_NODE_ARGS = (process.env.BENCH_POSTS_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const KEEP_LOGS = process.env.BENCH_KEEP_LOGS === '1';
 const COMPARE_ROOT = process.env.BENCH_COMPARE_ROOT
   ? path.resolve(process.env.BENCH_COMPARE_ROOT)
   : undefined;
@@ -1009,7 +1013,7 @@ function cleanup(): Promise<void> {
         console.error(`cleanup of ${what} failed: ${(err as Error).message}`),
       );
     }
-    if (process.exitCode && process.exitCode !== 0) {
+    if ((process.exitCode && process.exitCode !== 0) || KEEP_LOGS) {
       console.error(`logs kept in ${workDir}`);
     } else {
       fs.rmSync(workDir, { recursive: true, force: true });

@@ -12,9 +12,10 @@ export interface InLine<T> {
  * constant insert and delete is rebuilt every few dozen of them. V8 links each table it discards to
  * the one that replaces it, and the discarded table still holds the entries it had. Once one table
  * had lived long enough to be old, each later table, and every request and answer the tables held,
- * was kept alive past the young generation: under load the gateway copied ~3.8 MB into the old
- * generation at every scavenge instead of ~0.4 MB, its scavenges took 5–10 ms instead of ~2.5 ms,
- * and it spent about a third more CPU per request (bench/RESULTS.md, "Garbage kept by a Map").
+ * was kept alive past the young generation: under load the gateway moved ~3.1 MB into the old
+ * generation at every scavenge instead of ~0.1 MB, its scavenges took 5–12 ms instead of ~2.5 ms,
+ * and it spent 136–197 µs of CPU a request instead of 111–126 (bench/RESULTS.md, "Garbage kept
+ * alive").
  */
 export class FlightLine<T extends InLine<T>> {
   private head: T | null = null;
