@@ -9,13 +9,13 @@ export interface InLine<T> {
  * and a removed entry keeps no link into the line, nor the line to it.
  *
  * Why not a Map: the requests waiting on a service change with every request, and a Map under
- * constant insert and delete is rebuilt every few dozen of them. V8 links each table it discards to
- * the one that replaces it, and the discarded table still holds the entries it had. Once one table
- * had lived long enough to be old, each later table, and every request and answer the tables held,
- * was kept alive past the young generation: under load the gateway moved ~3.1 MB into the old
- * generation at every scavenge instead of ~0.1 MB, its scavenges took 5–12 ms instead of ~2.5 ms,
- * and it spent 136–197 µs of CPU a request instead of 111–126 (bench/RESULTS.md, "Garbage kept
- * alive").
+ * constant insert and delete is rebuilt every few dozen of them. V8 allocates the new table in the
+ * old generation when the old one is there, and the discarded table keeps its entries and a link to
+ * its successor. Once one table had lived long enough to be old, each discarded table, dead but old,
+ * kept the requests it held, and everything they reach, alive past the young generation until the
+ * next full collection: under load the gateway moved ~3.1 MB into the old generation at every
+ * scavenge instead of ~0.1 MB, its scavenges took 5–12 ms instead of ~2.5 ms, and it spent
+ * 136–197 µs of CPU a request instead of 111–126 (bench/RESULTS.md, "Garbage kept alive").
  */
 export class FlightLine<T extends InLine<T>> {
   private head: T | null = null;
