@@ -36,7 +36,7 @@ export class FlightLine<T extends InLine<T>> {
 
   /** Takes the entry out of the line: false when it was not in it (settled already). */
   remove(entry: T): boolean {
-    if (entry.prev === null && this.head !== entry) return false;
+    if (!this.has(entry)) return false;
     if (entry.prev) entry.prev.next = entry.next;
     else this.head = entry.next;
     if (entry.next) entry.next.prev = entry.prev;
