@@ -15,7 +15,13 @@ interface Ambient {
   open: boolean;
 }
 
+/**
+ * Tracked only while an ambient transaction is open: on Node 20 an enabled `AsyncLocalStorage`
+ * hooks every promise the process makes, which cost posts-service 6–20% of its CPU a request
+ * (bench/RESULTS.md). Disabled again once the last one ends; `open` guards whatever outlives it.
+ */
 const storage = new AsyncLocalStorage<Ambient>();
+let running = 0;
 const bases = new WeakMap<Sql, Sql>();
 
 const baseOf = (sql: Sql) => bases.get(sql) ?? sql;
@@ -53,10 +59,12 @@ export async function withAmbient<T>(
   work: () => Promise<T>,
 ): Promise<{ result: T; afterCommit: (() => void)[] }> {
   const ambient: Ambient = { base: baseOf(sql), tx, afterCommit: [], open: true };
+  running++;
   try {
     return { result: await storage.run(ambient, work), afterCommit: ambient.afterCommit };
   } finally {
     ambient.open = false;
+    if (--running === 0) storage.disable();
   }
 }
 

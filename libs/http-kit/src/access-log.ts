@@ -11,7 +11,6 @@ export interface AccessEntry {
   status: number;
   durationMs: number;
   accountId?: number;
-  /** Only when no log context adds it already. */
   requestId?: string;
 }
 

@@ -54,7 +54,10 @@ export function errorReply(err: unknown, logger: Logger, context: ErrorContext):
   const known = toAppError(err);
   const { method, path, requestId } = context;
   if (!known && isConnectionError(err)) {
-    logger.warn({ err: { code: (err as { code?: string }).code } }, 'database unreachable');
+    logger.warn(
+      { err: { code: (err as { code?: string }).code }, method, path, ...requestIdField({ requestId }) },
+      'database unreachable',
+    );
   } else if (!known && lostRace(err)) {
     logger.warn(
       { err, method, path, ...requestIdField({ requestId }) },

@@ -2,7 +2,6 @@ import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'no
 import type { RequestHandler } from 'express';
 import { effectiveScopes } from '@community/access';
 import { isRole, toTimestamp, UnauthorizedError, type Actor } from '@community/contracts';
-import { currentLogContext } from '@community/logging';
 
 /** Headers the gateway sets; services trust them only with a valid signature. */
 export const IDENTITY_HEADERS = {
@@ -146,8 +145,6 @@ export function verifyIdentity(token: string): RequestHandler {
       expiresAt,
     };
     res.locals.actor = actor;
-    const ctx = currentLogContext();
-    if (ctx) ctx.accountId = actor.userId;
     next();
   };
 }

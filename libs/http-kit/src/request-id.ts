@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
-import { currentLogContext, withLogContext } from '@community/logging';
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -15,19 +14,19 @@ export function takeRequestId(req: IncomingMessage, res: ServerResponse): string
 }
 
 /**
- * {@link takeRequestId} for express. With `logContext` every log line written while serving the
- * request carries the id; without, only the lines that read `res.locals.requestId` do.
+ * {@link takeRequestId} for express: the id in `res.locals.requestId`, which every log line about
+ * the request takes from there ({@link requestIdField}). Not in an `AsyncLocalStorage` context: on
+ * Node 20 one makes every promise of the process pay a hook (posts-service: 6% more CPU a request
+ * at 32 connections, 20% at one — bench/RESULTS.md).
  */
-export function requestId({ logContext = true }: { logContext?: boolean } = {}): RequestHandler {
+export function requestId(): RequestHandler {
   return (req, res, next) => {
-    const id = takeRequestId(req, res);
-    res.locals.requestId = id;
-    if (logContext) withLogContext({ requestId: id }, next);
-    else next();
+    res.locals.requestId = takeRequestId(req, res);
+    next();
   };
 }
 
-/** The request id for a log line, when no log context adds it already. */
+/** The request id for a log line about the request. */
 export function requestIdField(locals: Record<string, unknown>): { request_id?: string } {
-  return locals.requestId && !currentLogContext() ? { request_id: String(locals.requestId) } : {};
+  return locals.requestId ? { request_id: String(locals.requestId) } : {};
 }

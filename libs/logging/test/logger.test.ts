@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger, withLogContext, currentLogContext } from '@community/logging';
+import { createLogger } from '@community/logging';
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -18,18 +18,6 @@ describe('createLogger', () => {
     createLogger({ service: 'posts-service', destination }).info('hello');
     expect(lines[0]).toMatchObject({ level: 'info', service: 'posts-service', msg: 'hello' });
     expect(String(lines[0]?.time)).toMatch(/^\d{4}-\d{2}-\d{2}T/);
-  });
-
-  it('puts the request id and account id of the current context on every line', () => {
-    const { lines, destination } = capture();
-    const logger = createLogger({ service: 's', destination });
-    withLogContext({ requestId: 'req-1' }, () => {
-      currentLogContext()!.accountId = 42;
-      logger.info('inside');
-    });
-    logger.info('outside');
-    expect(lines[0]).toMatchObject({ request_id: 'req-1', account_id: 42 });
-    expect(lines[1]).not.toHaveProperty('request_id');
   });
 
   it('redacts authorization headers, cookies, passwords, keys and secrets', () => {

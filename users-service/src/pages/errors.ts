@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { AppError, ERROR_STATUS, NotFoundError } from '@community/contracts';
 import { isConnectionError } from '@community/db';
-import { MethodNotAllowedError } from '@community/http-kit';
+import { MethodNotAllowedError, requestIdField } from '@community/http-kit';
 import type { Logger } from '@community/logging';
 import { CsrfError } from '../routes/session';
 import { html } from './html';
@@ -50,11 +50,17 @@ export function pageErrors(logger: Logger): ErrorRequestHandler {
       return errorPage(res, status, TITLES[status] ?? 'Bad request', 'The form could not be read.');
     }
     if (isConnectionError(err)) {
-      logger.warn({ err: { code: (err as { code?: string }).code } }, 'database unreachable');
+      logger.warn(
+        { err: { code: (err as { code?: string }).code }, ...requestIdField(res.locals) },
+        'database unreachable',
+      );
       res.setHeader('Retry-After', '5');
       return errorPage(res, 503, TITLES[503]!, 'Please try again in a few seconds.');
     }
-    logger.error({ err, method: req.method, path: req.path }, 'unhandled error');
+    logger.error(
+      { err, method: req.method, path: req.path, ...requestIdField(res.locals) },
+      'unhandled error',
+    );
     const id = String(res.locals.requestId ?? '');
     errorPage(
       res,

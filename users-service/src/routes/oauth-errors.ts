@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, Request } from 'express';
 import { InvalidRequestError, OAuthError } from '@node-oauth/oauth2-server';
 import { AppError, ERROR_STATUS, isOAuthErrorCode, type OAuthErrorBody } from '@community/contracts';
 import { isConnectionError } from '@community/db';
-import { MethodNotAllowedError } from '@community/http-kit';
+import { MethodNotAllowedError, requestIdField } from '@community/http-kit';
 import type { Logger } from '@community/logging';
 
 interface OAuthFailure {
@@ -24,7 +24,12 @@ export function formParams(req: Request): Record<string, string> {
   return body as Record<string, string>;
 }
 
-function describe(err: unknown, logger: Logger, req: Request): OAuthFailure {
+function describe(
+  err: unknown,
+  logger: Logger,
+  req: Request,
+  requestId: { request_id?: string },
+): OAuthFailure {
   // The library's own faults (e.g. `invalid_argument`, a 500) are not RFC 6749 codes: server errors.
   if (err instanceof OAuthError && err.name !== 'server_error' && isOAuthErrorCode(err.name)) {
     return { status: err.code, error: err.name, description: err.message };
@@ -45,10 +50,10 @@ function describe(err: unknown, logger: Logger, req: Request): OAuthFailure {
     };
   }
   if (isConnectionError(inner)) {
-    logger.warn({ err: { code: (inner as { code?: string }).code } }, 'database unreachable');
+    logger.warn({ err: { code: (inner as { code?: string }).code }, ...requestId }, 'database unreachable');
     return { status: 503, error: 'temporarily_unavailable', description: 'try again in a few seconds' };
   }
-  logger.error({ err: inner, method: req.method, path: req.path }, 'unhandled error');
+  logger.error({ err: inner, method: req.method, path: req.path, ...requestId }, 'unhandled error');
   return { status: 500, error: 'server_error', description: 'an internal error occurred' };
 }
 
@@ -59,7 +64,7 @@ function describe(err: unknown, logger: Logger, req: Request): OAuthFailure {
 export function oauthErrors(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     if (res.headersSent) return void res.destroy();
-    const failure = describe(err, logger, req);
+    const failure = describe(err, logger, req, requestIdField(res.locals));
     if (err instanceof MethodNotAllowedError) res.setHeader('Allow', err.allow.join(', '));
     if (failure.status === 503) res.setHeader('Retry-After', '5');
     // RFC 6749 §5.2: a client that tried HTTP authentication learns which scheme to use.
