@@ -59,23 +59,27 @@ it('delivers every reply to streams on both processes, whichever one stored it',
     await world.member({ plan: UNLIMITED }),
     await world.member({ plan: UNLIMITED }),
   ];
-  const post = await createPost(world.as(author), await world.category());
+  const category = await world.category();
+  // Both processes take content events from one queue: counted from before the post, whose own
+  // event is applied too, by the time the replies are or later (a count taken after it could miss it).
+  const first = target.owned.services.users;
+  const appliedByBoth = async () => (await applied(first)) + (await applied(second));
+  const before = await appliedByBoth();
+  const post = await createPost(world.as(author), category);
   const throughGateway = await openEventStream(`${target.baseUrl}/api/v1/notifications/stream`, {
     authorization: `Bearer ${author.key}`,
   });
   const onSecond = await streamOn(second, author.id);
   try {
     expect([throughGateway.status, onSecond.status]).toEqual([200, 200]);
-    // Both processes take content events from one queue. Whichever stored a notification, the
-    // stream on the other process can only have it through the fan-out between them.
-    const first = target.owned.services.users;
-    const before = (await applied(first)) + (await applied(second));
+    // Whichever process stored a notification, the stream on the other can only have it through
+    // the fan-out between them.
     const batch = await Promise.all(
       Array.from({ length: 12 }, (_, i) => createComment(world.as(replier), post.id, `reply ${i}`)),
     );
     const comments = batch.map((c: { id: number }) => c.id);
-    await waitFor(async () => (await applied(first)) + (await applied(second)) - before === 12 || undefined, {
-      what: 'twelve comments applied by the two processes',
+    await waitFor(async () => (await appliedByBoth()) - before === 1 + 12 || undefined, {
+      what: 'the post and its twelve comments applied by the two processes',
       timeoutMs: 20_000,
     });
     const replies = (s: OpenedStream) =>
