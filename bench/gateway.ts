@@ -54,11 +54,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import Redis from 'ioredis';
 import { createDb, type Sql } from '@community/db';
-import { topologyNames } from '@community/events';
 import { signIdentity } from '@community/http-kit';
-import { actor, apiClient, deleteAmqpObjects, freePort } from '@community/test-harness';
+import { actor, freePort } from '@community/test-harness';
 import {
   build,
   DEPLOYED_NODE_ARGS,
@@ -68,7 +66,8 @@ import {
   waitHttp,
   type Child,
 } from './processes';
-import { seedPosts } from './seed-posts';
+import { clearBenchAmqp, clearRedisPrefix, dropBenchDatabase, intEnv } from './infra';
+import { benchAccount } from './seed-posts';
 
 const root = path.resolve(__dirname, '..');
 const NAMESPACE = process.env.BENCH_NAMESPACE ?? 'gw';
@@ -80,6 +79,8 @@ const AMQP_URL = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:567
 const DATABASE_NAME = decodeURIComponent(new URL(DATABASE_URL).pathname.slice(1));
 const EXCHANGE = `bench.${NAMESPACE}.events`;
 const REDIS_PREFIX = `bench:${NAMESPACE}:`;
+/** Whose queues the bench's exchange gets. */
+const SERVICES = ['posts-service', 'users-service'];
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '32,1').split(',').map((c) => {
   const n = Number(c.trim());
   if (!Number.isInteger(n) || n < 1)
@@ -127,12 +128,6 @@ const KNOWN_TARGETS = [
 ] as const;
 type Target = (typeof KNOWN_TARGETS)[number];
 
-function intEnv(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
-  return value;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Child processes
 
@@ -173,49 +168,6 @@ function startService(
     },
     cwd,
   );
-}
-
-// ---------------------------------------------------------------------------------------------
-// Isolated infrastructure: database, Redis keys, AMQP objects
-
-function adminDb() {
-  const url = new URL(DATABASE_URL);
-  url.pathname = '/postgres';
-  return createDb(url.toString(), { schema: 'public', max: 1 });
-}
-
-async function dropDatabase(): Promise<void> {
-  if (!/^[a-z0-9_]+$/.test(DATABASE_NAME)) throw new Error(`refusing to drop database "${DATABASE_NAME}"`);
-  const sql = adminDb();
-  try {
-    await sql.unsafe(`drop database if exists "${DATABASE_NAME}" with (force)`);
-  } finally {
-    await sql.end({ timeout: 5 });
-  }
-}
-
-async function clearRedis(): Promise<void> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${REDIS_PREFIX}*`, 'COUNT', 500);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
-
-async function clearAmqp(): Promise<void> {
-  const queues = ['posts-service', 'users-service'].flatMap((service) => {
-    const names = topologyNames(EXCHANGE, service);
-    return [names.queue, names.deadLetterQueue];
-  });
-  const names = topologyNames(EXCHANGE, 'x');
-  await deleteAmqpObjects(AMQP_URL, { queues, exchanges: [names.exchange, names.deadLetterExchange] });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -429,36 +381,6 @@ function checkTools(): { nginx: string; wrk: string } {
     throw new Error(`${missing.join(' and ')} not found: apt-get update && apt-get install -y nginx wrk`);
   }
   return { nginx: nginx!.split('\n')[0]!, wrk: wrk!.split('\n')[0]!.replace(/ \[.*$/, '') };
-}
-
-async function arrangeData(usersUrl: string, postsUrl: string, gatewayUrl: string, token: string) {
-  const users = apiClient(usersUrl, token);
-  const posts = apiClient(postsUrl, token);
-  const name = `bench_${Date.now().toString(36)}`;
-  const registered = await fetch(`${gatewayUrl}/api/v1/auth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      username: name,
-      email: `${name}@example.test`,
-      password: 'a long bench password',
-    }),
-  });
-  const registeredBody = (await registered.json()) as { data?: { id: number } };
-  if (registered.status !== 201 || !registeredBody.data) {
-    throw new Error(`registration answered ${registered.status}: ${JSON.stringify(registeredBody)}`);
-  }
-  const userId = registeredBody.data.id;
-  const owner = actor(userId, 'member', ['read', 'write', 'keys', 'webhooks']);
-  const key = await users(owner, 'POST', '/keys', { body: { name: 'bench key', scopes: ['read'] } });
-  if (key.status !== 201) throw new Error(`key not minted: ${key.text}`);
-  const admin = actor(1, 'admin', ['read', 'write', 'moderate', 'admin']);
-  const plan = await users(admin, 'PUT', `/users/${userId}/plan`, {
-    body: { plan: 'enterprise', hourly_limit: 100_000_000, daily_limit: 1_000_000_000 },
-  });
-  if (plan.status !== 200) throw new Error(`plan not set: ${plan.text}`);
-  const ids = await seedPosts(posts, userId, POSTS);
-  return { userId, key: key.body.data.key as string, ids };
 }
 
 function plans(
@@ -756,9 +678,9 @@ async function main(): Promise<void> {
   const targets = TARGETS.filter((t): t is Target => (KNOWN_TARGETS as readonly string[]).includes(t));
   if (!targets.length) throw new Error(`BENCH_TARGETS names none of ${KNOWN_TARGETS.join(', ')}`);
 
-  await dropDatabase();
-  await clearRedis();
-  await clearAmqp();
+  await dropBenchDatabase(DATABASE_URL);
+  await clearRedisPrefix(REDIS_URL, REDIS_PREFIX);
+  await clearBenchAmqp(AMQP_URL, EXCHANGE, SERVICES);
 
   const token = randomBytes(32).toString('base64url');
   const [usersPort, postsPort, gatewayPort, nginxPort, nodePort, floorPort, baselinePort, comparePort] = [
@@ -866,7 +788,7 @@ async function main(): Promise<void> {
   await waitHttp(nginx, `${nginxUrl}/healthz`);
 
   const nodeProxy = await startProxy('node', 'node-proxy.mjs', nodePort, [String(postsPort)]);
-  const data = await arrangeData(usersUrl, postsUrl, gatewayUrl, token);
+  const data = await benchAccount(usersUrl, postsUrl, gatewayUrl, token, POSTS);
   // Started once the key exists: it stands in a Map for the gateway's key cache.
   const floor = await startProxy('floor', 'floor-proxy.mjs', floorPort, [
     String(postsPort),
@@ -1004,9 +926,9 @@ function cleanup(): Promise<void> {
       baselineDir = undefined;
     }
     const steps: [string, () => Promise<void>][] = [
-      ['database', dropDatabase],
-      ['redis', clearRedis],
-      ['amqp', clearAmqp],
+      ['database', () => dropBenchDatabase(DATABASE_URL)],
+      ['redis', () => clearRedisPrefix(REDIS_URL, REDIS_PREFIX)],
+      ['amqp', () => clearBenchAmqp(AMQP_URL, EXCHANGE, SERVICES)],
     ];
     for (const [what, step] of steps) {
       await step().catch((err: unknown) =>

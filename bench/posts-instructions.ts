@@ -15,16 +15,15 @@
  *      BENCH_DATABASE_URL, BENCH_AMQP_URL, BENCH_KEEP (unset: when set, callgrind files are kept).
  * Needs valgrind (Debian package); startup under callgrind takes a minute or two.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { createDb } from '@community/db';
-import { topologyNames } from '@community/events';
 import { signIdentity } from '@community/http-kit';
-import { actor, apiClient, deleteAmqpObjects, freePort } from '@community/test-harness';
+import { actor, apiClient, freePort } from '@community/test-harness';
+import { clearBenchAmqp, dropBenchDatabase, intEnv } from './infra';
+import { callgrindArgs, countedBatches, loadReads, reportCounted } from './instructions';
 import { waitAnswering } from './ready';
 import { seedPosts } from './seed-posts';
 
@@ -34,7 +33,6 @@ if (!/^[a-z0-9]+$/.test(NAMESPACE)) throw new Error('BENCH_NAMESPACE must be low
 const DATABASE_URL =
   process.env.BENCH_DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/community_bench_${NAMESPACE}`;
 const AMQP_URL = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
-const DATABASE_NAME = decodeURIComponent(new URL(DATABASE_URL).pathname.slice(1));
 const EXCHANGE = `bench.${NAMESPACE}.events`;
 const ROOTS = (process.env.BENCH_ROOTS ?? root).split(',').map((r) => path.resolve(r.trim()));
 const REQUESTS = intEnv('BENCH_REQUESTS', 3000);
@@ -44,82 +42,21 @@ const CONCURRENCY = intEnv('BENCH_CONCURRENCY', 4);
 const IF_NONE_MATCH = process.env.BENCH_IF_NONE_MATCH === '1';
 const POSTS = 20;
 
-function intEnv(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
-  return value;
-}
-
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-cg-'));
 
-async function dropDatabase(): Promise<void> {
-  if (!/^[a-z0-9_]+$/.test(DATABASE_NAME)) throw new Error(`refusing to drop database "${DATABASE_NAME}"`);
-  const url = new URL(DATABASE_URL);
-  url.pathname = '/postgres';
-  const sql = createDb(url.toString(), { schema: 'public', max: 1 });
-  try {
-    await sql.unsafe(`drop database if exists "${DATABASE_NAME}" with (force)`);
-  } finally {
-    await sql.end({ timeout: 5 });
-  }
-}
-
-async function clearAmqp(): Promise<void> {
-  const names = topologyNames(EXCHANGE, 'posts-service');
-  const x = topologyNames(EXCHANGE, 'x');
-  await deleteAmqpObjects(AMQP_URL, {
-    queues: [names.queue, names.deadLetterQueue],
-    exchanges: [x.exchange, x.deadLetterExchange],
-  });
-}
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-
-function get(url: string, headers: Record<string, string>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(url, { headers, agent, timeout: 120_000 }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
-    req.on('error', reject);
-  });
-}
-
-/** `count` signed reads over the posts, `CONCURRENCY` at a time; every one must answer 200. */
-async function load(base: string, ids: number[], token: string, count: number): Promise<void> {
+/** Signed reads over the posts, as the gateway would sign them. */
+function signedReads(token: string) {
   const as = actor(1_000_001, 'member', ['read']);
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      const url = `/api/v1/posts/${ids[next++ % ids.length]}`;
-      const headers = signIdentity(token, { method: 'GET', url, actor: as, clientIp: '127.0.0.1' });
-      if (IF_NONE_MATCH) headers['if-none-match'] = '"0-not-this-one"';
-      const status = await get(base + url, headers);
-      if (status !== 200) throw new Error(`GET ${url} answered ${status}`);
-    }
+  return (url: string) => {
+    const headers = signIdentity(token, { method: 'GET', url, actor: as, clientIp: '127.0.0.1' });
+    if (IF_NONE_MATCH) headers['if-none-match'] = '"0-not-this-one"';
+    return headers;
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-}
-
-/** The instructions callgrind counted since it was last zeroed, from its newest dump. */
-function dumpedInstructions(pid: number): number {
-  execFileSync('callgrind_control', ['--dump', String(pid)], { stdio: 'ignore' });
-  const dumps = fs
-    .readdirSync(workDir)
-    .filter((f) => f.startsWith(`cg.${pid}.`))
-    .map((f) => path.join(workDir, f))
-    .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
-  const text = fs.readFileSync(dumps[0]!, 'utf8');
-  const match = /^(?:summary|totals):\s*(\d+)/m.exec(text);
-  if (!match) throw new Error(`no totals in ${dumps[0]}`);
-  return Number(match[1]);
 }
 
 async function measure(checkout: string): Promise<number[]> {
-  await dropDatabase();
-  await clearAmqp();
+  await dropBenchDatabase(DATABASE_URL);
+  await clearBenchAmqp(AMQP_URL, EXCHANGE, ['posts-service']);
   const token = randomBytes(32).toString('base64url');
   const port = await freePort();
   const log = path.join(workDir, `posts-${path.basename(checkout)}.log`);
@@ -127,8 +64,7 @@ async function measure(checkout: string): Promise<number[]> {
   const proc = spawn(
     'valgrind',
     [
-      '--tool=callgrind',
-      `--callgrind-out-file=${workDir}/cg.%p`,
+      ...callgrindArgs(workDir),
       process.execPath,
       '--conditions=source',
       '--import',
@@ -165,18 +101,11 @@ async function measure(checkout: string): Promise<number[]> {
       { timeoutMs: 600_000, intervalMs: 1000 },
     );
     const call = apiClient(base, token);
-    const ids = await seedPosts(call, 1_000_001, POSTS);
-    await load(base, ids, token, WARMUP);
-    // Several measured batches: their spread says how far to trust the figure.
-    const perBatch: number[] = [];
-    for (let batch = 0; batch < BATCHES; batch++) {
-      execFileSync('callgrind_control', ['--zero', String(proc.pid)], { stdio: 'ignore' });
-      await load(base, ids, token, REQUESTS);
-      perBatch.push(dumpedInstructions(proc.pid!) / REQUESTS);
-    }
-    return perBatch;
+    const paths = (await seedPosts(call, 1_000_001, POSTS)).map((id) => `/api/v1/posts/${id}`);
+    const read = (count: number) => loadReads(base, paths, signedReads(token), count, CONCURRENCY);
+    await read(WARMUP);
+    return await countedBatches(proc.pid!, workDir, BATCHES, REQUESTS, () => read(REQUESTS));
   } finally {
-    agent.destroy();
     const exited = new Promise((resolve) => proc.once('exit', resolve));
     proc.kill('SIGTERM');
     const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
@@ -190,18 +119,7 @@ async function main(): Promise<void> {
     `GET /api/v1/posts/{id} under callgrind: ${WARMUP} warm-up, then ${BATCHES} × ${REQUESTS} measured reads, ` +
       `${CONCURRENCY} at a time${IF_NONE_MATCH ? ', each with an If-None-Match that does not match' : ''}; node ${process.version}`,
   );
-  for (const checkout of ROOTS) {
-    const commit = execFileSync('git', ['-C', checkout, 'log', '-1', '--format=%h %s'], { encoding: 'utf8' })
-      .trim()
-      .slice(0, 90);
-    const perBatch = await measure(checkout);
-    const median = [...perBatch].sort((a, b) => a - b)[Math.floor(perBatch.length / 2)]!;
-    const fmt = (n: number) => Math.round(n).toLocaleString('en');
-    console.log(
-      `${checkout} (${commit}): median ${fmt(median)} instructions per request ` +
-        `(batches: ${perBatch.map(fmt).join(', ')})`,
-    );
-  }
+  for (const checkout of ROOTS) reportCounted(checkout, await measure(checkout));
 }
 
 main()
@@ -210,8 +128,8 @@ main()
     process.exitCode = 1;
   })
   .finally(async () => {
-    await dropDatabase().catch(() => {});
-    await clearAmqp().catch(() => {});
+    await dropBenchDatabase(DATABASE_URL).catch(() => {});
+    await clearBenchAmqp(AMQP_URL, EXCHANGE, ['posts-service']).catch(() => {});
     if (!process.env.BENCH_KEEP) fs.rmSync(workDir, { recursive: true, force: true });
     else console.log(`callgrind files in ${workDir}`);
   });

@@ -1,4 +1,4 @@
-import { actor, type apiClient } from '@community/test-harness';
+import { actor, apiClient } from '@community/test-harness';
 
 /**
  * `count` posts by member `authorId` in a new category, straight on posts-service: the rotation the
@@ -26,4 +26,43 @@ export async function seedPosts(
     ids.push(post.body.data.id as number);
   }
   return ids;
+}
+
+/**
+ * An account registered through the gateway at `gatewayUrl`, on the enterprise plan with limits far
+ * above any run, with a `read` API key, and `posts` posts of its own: what the gateway benches load.
+ */
+export async function benchAccount(
+  usersUrl: string,
+  postsUrl: string,
+  gatewayUrl: string,
+  token: string,
+  posts: number,
+): Promise<{ userId: number; key: string; ids: number[] }> {
+  const users = apiClient(usersUrl, token);
+  const name = `bench_${Date.now().toString(36)}`;
+  const registered = await fetch(`${gatewayUrl}/api/v1/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      username: name,
+      email: `${name}@example.test`,
+      password: 'a long bench password',
+    }),
+  });
+  const registeredBody = (await registered.json()) as { data?: { id: number } };
+  if (registered.status !== 201 || !registeredBody.data) {
+    throw new Error(`registration answered ${registered.status}: ${JSON.stringify(registeredBody)}`);
+  }
+  const userId = registeredBody.data.id;
+  const owner = actor(userId, 'member', ['read', 'write', 'keys', 'webhooks']);
+  const key = await users(owner, 'POST', '/keys', { body: { name: 'bench key', scopes: ['read'] } });
+  if (key.status !== 201) throw new Error(`key not minted: ${key.text}`);
+  const admin = actor(1, 'admin', ['read', 'write', 'moderate', 'admin']);
+  const plan = await users(admin, 'PUT', `/users/${userId}/plan`, {
+    body: { plan: 'enterprise', hourly_limit: 100_000_000, daily_limit: 1_000_000_000 },
+  });
+  if (plan.status !== 200) throw new Error(`plan not set: ${plan.text}`);
+  const ids = await seedPosts(apiClient(postsUrl, token), userId, posts);
+  return { userId, key: key.body.data.key as string, ids };
 }

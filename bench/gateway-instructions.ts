@@ -1,0 +1,178 @@
+/**
+ * Instructions per `GET /api/v1/posts/{id}` in the gateway, counted by valgrind's callgrind
+ * (`npm run bench:gateway-instructions`): CPU time per request on this shared machine moves 20–40%
+ * from run to run, so the few-percent changes left on the gateway's hot path (issue #22) cannot be
+ * told apart with `bench:gateway`; the instruction count hardly moves. users-service and
+ * posts-service run as usual; the gateway of each checkout runs under callgrind in turn (as
+ * deployed: `NODE_OPTIONS`' flags, built unless BENCH_RUN=source), gets a warm-up of a fixed number
+ * of reads with an enterprise account's API key, then batches of counted reads (the services and
+ * the client are not counted). Instructions are not time — a cache miss costs more than an add —
+ * so `bench:gateway` stays the measure of the targets.
+ *
+ * Env: BENCH_ROOTS (this checkout; or several, comma-separated, each with its own `npm ci`: their
+ *      gateways one after the other against the same services, e.g. before and after a change),
+ *      BENCH_REQUESTS (3000 per batch), BENCH_BATCHES (3; the median is reported), BENCH_WARMUP
+ *      (10000: with 3000 the gateway's count still fell from batch to batch, 845k, 571k, 484k),
+ *      BENCH_CONCURRENCY (8), BENCH_NAMESPACE (cgg: database `community_bench_<ns>`,
+ *      exchange `bench.<ns>.events`, Redis prefix `bench:<ns>:`, all removed at the end),
+ *      BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_AMQP_URL, BENCH_KEEP (callgrind files kept).
+ * Needs valgrind (Debian package); the gateway's start under callgrind takes a minute or two.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '@community/test-harness';
+import { clearBenchAmqp, clearRedisPrefix, dropBenchDatabase, intEnv } from './infra';
+import { callgrindArgs, countedBatches, loadReads, reportCounted } from './instructions';
+import {
+  build,
+  DEPLOYED_NODE_ARGS,
+  serviceArgs,
+  startChild,
+  stopChild,
+  waitHttp,
+  type Child,
+} from './processes';
+import { waitAnswering } from './ready';
+import { benchAccount } from './seed-posts';
+
+const root = path.resolve(__dirname, '..');
+const NAMESPACE = process.env.BENCH_NAMESPACE ?? 'cgg';
+if (!/^[a-z0-9]+$/.test(NAMESPACE)) throw new Error('BENCH_NAMESPACE must be lower-case letters and digits');
+const DATABASE_URL =
+  process.env.BENCH_DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/community_bench_${NAMESPACE}`;
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const AMQP_URL = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+const EXCHANGE = `bench.${NAMESPACE}.events`;
+const REDIS_PREFIX = `bench:${NAMESPACE}:`;
+const ROOTS = (process.env.BENCH_ROOTS ?? root).split(',').map((r) => path.resolve(r.trim()));
+const REQUESTS = intEnv('BENCH_REQUESTS', 3000);
+const BATCHES = intEnv('BENCH_BATCHES', 3);
+const WARMUP = intEnv('BENCH_WARMUP', 10_000);
+const CONCURRENCY = intEnv('BENCH_CONCURRENCY', 8);
+const POSTS = 20;
+
+const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-cgg-'));
+const children: Child[] = [];
+
+async function clearInfra(): Promise<void> {
+  await dropBenchDatabase(DATABASE_URL);
+  await clearRedisPrefix(REDIS_URL, REDIS_PREFIX);
+  await clearBenchAmqp(AMQP_URL, EXCHANGE, ['posts-service', 'users-service']);
+}
+
+function start(name: string, command: string, args: string[], env: Record<string, string>, cwd = root) {
+  const child = startChild(
+    name,
+    command,
+    args,
+    { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
+    { cwd, logDir: workDir },
+  );
+  children.push(child);
+  return child;
+}
+
+/**
+ * Waits until the gateway answers a read with 200: its first key lookups, cold under callgrind, may
+ * outlast their deadline and answer 503 for a while.
+ */
+async function answering(url: string, headers: Record<string, string>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(url, { headers }).catch(() => undefined);
+    await res?.arrayBuffer();
+    if (res?.status === 200) return;
+    if (attempt === 120) throw new Error(`GET ${url} answered ${res?.status ?? 'nothing'} for two minutes`);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(
+    `GET /api/v1/posts/{id} through the gateway under callgrind: ${WARMUP} warm-up, then ${BATCHES} × ` +
+      `${REQUESTS} counted reads, ${CONCURRENCY} at a time; node ${process.version}`,
+  );
+  await clearInfra();
+  const token = randomBytes(32).toString('base64url');
+  const common = {
+    DATABASE_URL,
+    AMQP_URL,
+    AMQP_EXCHANGE: EXCHANGE,
+    INTERNAL_TOKEN: token,
+    SHUTDOWN_GRACE_MS: '1000',
+  };
+  build(root);
+  for (const checkout of ROOTS) if (checkout !== root) build(checkout);
+  const [usersPort, postsPort] = [await freePort(), await freePort()];
+  const users = start('users', process.execPath, serviceArgs('users-service'), {
+    ...common,
+    USERS_SERVICE_PORT: String(usersPort),
+  });
+  const usersUrl = `http://127.0.0.1:${usersPort}`;
+  // One after the other: both migrate the same database on first start.
+  await waitHttp(users, `${usersUrl}/readyz`);
+  const posts = start('posts', process.execPath, serviceArgs('posts-service'), {
+    ...common,
+    POSTS_SERVICE_PORT: String(postsPort),
+  });
+  const postsUrl = `http://127.0.0.1:${postsPort}`;
+  await waitHttp(posts, `${postsUrl}/readyz`);
+
+  let account: { key: string; ids: number[] } | undefined;
+  for (const checkout of ROOTS) {
+    const port = await freePort();
+    const gateway = start(
+      `gateway-${path.basename(checkout)}`,
+      'valgrind',
+      [...callgrindArgs(workDir), process.execPath, ...serviceArgs('gateway', DEPLOYED_NODE_ARGS)],
+      {
+        ...common,
+        REDIS_URL,
+        REDIS_PREFIX,
+        GATEWAY_PORT: String(port),
+        USERS_SERVICE_URL: usersUrl,
+        POSTS_SERVICE_URL: postsUrl,
+        WEBHOOK_SERVICE_URL: 'http://127.0.0.1:9',
+      },
+      checkout,
+    );
+    const base = `http://127.0.0.1:${port}`;
+    await waitAnswering(
+      {
+        name: gateway.name,
+        running: () => gateway.proc.exitCode === null,
+        log: () => fs.readFileSync(gateway.log, 'utf8'),
+      },
+      `${base}/readyz`,
+      { timeoutMs: 600_000, intervalMs: 1000 },
+    );
+    account ??= await benchAccount(usersUrl, postsUrl, base, token, POSTS);
+    const { key, ids } = account;
+    const paths = ids.map((id) => `/api/v1/posts/${id}`);
+    const headers = { authorization: `Bearer ${key}` };
+    const read = (count: number) => loadReads(base, paths, () => headers, count, CONCURRENCY);
+    try {
+      await answering(base + paths[0]!, headers);
+      await read(WARMUP);
+      reportCounted(
+        checkout,
+        await countedBatches(gateway.proc.pid!, workDir, BATCHES, REQUESTS, () => read(REQUESTS)),
+      );
+    } finally {
+      await stopChild(gateway);
+    }
+  }
+}
+
+main()
+  .catch((err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    await Promise.all(children.map((child) => stopChild(child)));
+    await clearInfra().catch(() => {});
+    if (!process.env.BENCH_KEEP) fs.rmSync(workDir, { recursive: true, force: true });
+    else console.log(`callgrind files and logs in ${workDir}`);
+  });

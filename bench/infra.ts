@@ -1,0 +1,52 @@
+/** What the benches share to stay apart from `npm start` and the tests: their own database, Redis prefix and exchange. */
+import Redis from 'ioredis';
+import { createDb } from '@community/db';
+import { topologyNames } from '@community/events';
+import { deleteAmqpObjects } from '@community/test-harness';
+
+/** A positive integer from the environment. */
+export function intEnv(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
+  return value;
+}
+
+/** Drops the bench's own database (a plain lower-case name only: never anything else). */
+export async function dropBenchDatabase(databaseUrl: string): Promise<void> {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.slice(1));
+  if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`refusing to drop database "${name}"`);
+  url.pathname = '/postgres';
+  const sql = createDb(url.toString(), { schema: 'public', max: 1 });
+  try {
+    await sql.unsafe(`drop database if exists "${name}" with (force)`);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+/** Deletes every key under the bench's Redis prefix. */
+export async function clearRedisPrefix(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Deletes the queues of `services` on the bench's exchange, and the exchange. */
+export async function clearBenchAmqp(amqpUrl: string, exchange: string, services: string[]): Promise<void> {
+  const queues = services.flatMap((service) => {
+    const names = topologyNames(exchange, service);
+    return [names.queue, names.deadLetterQueue];
+  });
+  const names = topologyNames(exchange, 'x');
+  await deleteAmqpObjects(amqpUrl, { queues, exchanges: [names.exchange, names.deadLetterExchange] });
+}

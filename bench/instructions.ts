@@ -1,0 +1,96 @@
+/**
+ * What the instruction-counting benches share (`bench:posts-instructions`, `bench:gateway-instructions`):
+ * a process under valgrind's callgrind, a warm-up of a fixed number of reads so that V8 has optimised
+ * the hot path whatever valgrind's slowness, then batches of reads counted one by one.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+
+/** valgrind's arguments before the node command: callgrind, its files in `workDir`. */
+export const callgrindArgs = (workDir: string) => [
+  '--tool=callgrind',
+  `--callgrind-out-file=${workDir}/cg.%p`,
+];
+
+/** Sends `count` GETs, `concurrency` at a time, each of `paths` in turn; every one must answer 200. */
+export async function loadReads(
+  base: string,
+  paths: string[],
+  headersFor: (path: string) => Record<string, string>,
+  count: number,
+  concurrency: number,
+): Promise<void> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+  const get = (url: string, headers: Record<string, string>) =>
+    new Promise<number>((resolve, reject) => {
+      const req = http.get(url, { headers, agent, timeout: 120_000 }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      });
+      req.on('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
+      req.on('error', reject);
+    });
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const path = paths[next++ % paths.length]!;
+      const status = await get(base + path, headersFor(path));
+      if (status !== 200) throw new Error(`GET ${path} answered ${status}`);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  } finally {
+    agent.destroy();
+  }
+}
+
+/** The instructions callgrind counted since it was last zeroed, from its newest dump. */
+function dumpedInstructions(pid: number, workDir: string): number {
+  execFileSync('callgrind_control', ['--dump', String(pid)], { stdio: 'ignore' });
+  const dumps = fs
+    .readdirSync(workDir)
+    .filter((f) => f.startsWith(`cg.${pid}.`))
+    .map((f) => path.join(workDir, f))
+    .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
+  const text = fs.readFileSync(dumps[0]!, 'utf8');
+  const match = /^(?:summary|totals):\s*(\d+)/m.exec(text);
+  if (!match) throw new Error(`no totals in ${dumps[0]}`);
+  return Number(match[1]);
+}
+
+/**
+ * Instructions per request of process `pid`, one figure per batch of `requests` sent by `send`:
+ * their spread says how far to trust the figure (a batch with a major GC in it counts more).
+ */
+export async function countedBatches(
+  pid: number,
+  workDir: string,
+  batches: number,
+  requests: number,
+  send: () => Promise<void>,
+): Promise<number[]> {
+  const perBatch: number[] = [];
+  for (let batch = 0; batch < batches; batch++) {
+    execFileSync('callgrind_control', ['--zero', String(pid)], { stdio: 'ignore' });
+    await send();
+    perBatch.push(dumpedInstructions(pid, workDir) / requests);
+  }
+  return perBatch;
+}
+
+/** One line per checkout: the median of its batches, and every batch. */
+export function reportCounted(checkout: string, perBatch: number[]): void {
+  const commit = execFileSync('git', ['-C', checkout, 'log', '-1', '--format=%h %s'], { encoding: 'utf8' })
+    .trim()
+    .slice(0, 90);
+  const median = [...perBatch].sort((a, b) => a - b)[Math.floor(perBatch.length / 2)]!;
+  const fmt = (n: number) => Math.round(n).toLocaleString('en');
+  console.log(
+    `${checkout} (${commit}): median ${fmt(median)} instructions per request ` +
+      `(batches: ${perBatch.map(fmt).join(', ')})`,
+  );
+}
