@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
  * A service request, served in a fresh node (jest's own worker has an `AsyncLocalStorage` enabled
  * already): whether async context is tracked before and after it, and the access line it wrote. On
  * Node 20 an enabled `AsyncLocalStorage` hooks every promise of the process (posts-service paid
- * 6–20% of its CPU a request for the log context it gave, bench/RESULTS.md); its mark is a
+ * 13% of its instructions a request for the log context it gave, bench/RESULTS.md); its mark is a
  * `kResourceStore` symbol property on every promise made while it is on.
  */
 const SERVE_ONE = `
