@@ -23,7 +23,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '@community/test-harness';
-import { clearBenchAmqp, clearRedisPrefix, dropBenchDatabase, intEnv } from './infra';
+import { benchPlace, clearBenchAmqp, clearRedisPrefix, dropBenchDatabase, intEnv } from './infra';
 import { callgrindArgs, countedBatches, loadReads, reportCounted } from './instructions';
 import {
   build,
@@ -38,14 +38,13 @@ import { waitAnswering } from './ready';
 import { benchAccount } from './seed-posts';
 
 const root = path.resolve(__dirname, '..');
-const NAMESPACE = process.env.BENCH_NAMESPACE ?? 'cgg';
-if (!/^[a-z0-9]+$/.test(NAMESPACE)) throw new Error('BENCH_NAMESPACE must be lower-case letters and digits');
-const DATABASE_URL =
-  process.env.BENCH_DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/community_bench_${NAMESPACE}`;
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const AMQP_URL = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
-const EXCHANGE = `bench.${NAMESPACE}.events`;
-const REDIS_PREFIX = `bench:${NAMESPACE}:`;
+const {
+  databaseUrl: DATABASE_URL,
+  redisUrl: REDIS_URL,
+  redisPrefix: REDIS_PREFIX,
+  amqpUrl: AMQP_URL,
+  exchange: EXCHANGE,
+} = benchPlace('cgg');
 const ROOTS = (process.env.BENCH_ROOTS ?? root).split(',').map((r) => path.resolve(r.trim()));
 const REQUESTS = intEnv('BENCH_REQUESTS', 3000);
 const BATCHES = intEnv('BENCH_BATCHES', 3);

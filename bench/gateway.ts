@@ -66,19 +66,18 @@ import {
   waitHttp,
   type Child,
 } from './processes';
-import { clearBenchAmqp, clearRedisPrefix, dropBenchDatabase, intEnv } from './infra';
+import { benchPlace, clearBenchAmqp, clearRedisPrefix, dropBenchDatabase, intEnv } from './infra';
 import { benchAccount } from './seed-posts';
 
 const root = path.resolve(__dirname, '..');
-const NAMESPACE = process.env.BENCH_NAMESPACE ?? 'gw';
-if (!/^[a-z0-9]+$/.test(NAMESPACE)) throw new Error('BENCH_NAMESPACE must be lower-case letters and digits');
-const DATABASE_URL =
-  process.env.BENCH_GW_DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/community_bench_${NAMESPACE}`;
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const AMQP_URL = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
-const DATABASE_NAME = decodeURIComponent(new URL(DATABASE_URL).pathname.slice(1));
-const EXCHANGE = `bench.${NAMESPACE}.events`;
-const REDIS_PREFIX = `bench:${NAMESPACE}:`;
+const {
+  databaseUrl: DATABASE_URL,
+  databaseName: DATABASE_NAME,
+  redisUrl: REDIS_URL,
+  redisPrefix: REDIS_PREFIX,
+  amqpUrl: AMQP_URL,
+  exchange: EXCHANGE,
+} = benchPlace('gw', 'BENCH_GW_DATABASE_URL');
 /** Whose queues the bench's exchange gets. */
 const SERVICES = ['posts-service', 'users-service'];
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '32,1').split(',').map((c) => {

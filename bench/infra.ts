@@ -4,6 +4,38 @@ import { createDb } from '@community/db';
 import { topologyNames } from '@community/events';
 import { deleteAmqpObjects } from '@community/test-harness';
 
+/** Where one bench run keeps its data, apart from `npm start`, the tests and other benches. */
+export interface BenchPlace {
+  databaseUrl: string;
+  /** The database's name, from its URL. */
+  databaseName: string;
+  redisUrl: string;
+  redisPrefix: string;
+  amqpUrl: string;
+  exchange: string;
+}
+
+/**
+ * BENCH_NAMESPACE (else `fallback`) names the database `community_bench_<ns>`, the exchange
+ * `bench.<ns>.events` and the Redis prefix `bench:<ns>:`, so two benches can run side by side;
+ * `databaseEnv`, BENCH_REDIS_URL and BENCH_AMQP_URL point elsewhere.
+ */
+export function benchPlace(fallback: string, databaseEnv = 'BENCH_DATABASE_URL'): BenchPlace {
+  const namespace = process.env.BENCH_NAMESPACE ?? fallback;
+  if (!/^[a-z0-9]+$/.test(namespace))
+    throw new Error('BENCH_NAMESPACE must be lower-case letters and digits');
+  const databaseUrl =
+    process.env[databaseEnv] ?? `postgres://postgres@127.0.0.1:5432/community_bench_${namespace}`;
+  return {
+    databaseUrl,
+    databaseName: decodeURIComponent(new URL(databaseUrl).pathname.slice(1)),
+    redisUrl: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    redisPrefix: `bench:${namespace}:`,
+    amqpUrl: process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
+    exchange: `bench.${namespace}.events`,
+  };
+}
+
 /** A positive integer from the environment. */
 export function intEnv(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);

@@ -22,18 +22,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { signIdentity } from '@community/http-kit';
 import { actor, apiClient, freePort } from '@community/test-harness';
-import { clearBenchAmqp, dropBenchDatabase, intEnv } from './infra';
+import { benchPlace, clearBenchAmqp, dropBenchDatabase, intEnv } from './infra';
 import { callgrindArgs, countedBatches, loadReads, reportCounted } from './instructions';
 import { waitAnswering } from './ready';
 import { seedPosts } from './seed-posts';
 
 const root = path.resolve(__dirname, '..');
-const NAMESPACE = process.env.BENCH_NAMESPACE ?? 'cgp';
-if (!/^[a-z0-9]+$/.test(NAMESPACE)) throw new Error('BENCH_NAMESPACE must be lower-case letters and digits');
-const DATABASE_URL =
-  process.env.BENCH_DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/community_bench_${NAMESPACE}`;
-const AMQP_URL = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
-const EXCHANGE = `bench.${NAMESPACE}.events`;
+const { databaseUrl: DATABASE_URL, amqpUrl: AMQP_URL, exchange: EXCHANGE } = benchPlace('cgp');
 const ROOTS = (process.env.BENCH_ROOTS ?? root).split(',').map((r) => path.resolve(r.trim()));
 const REQUESTS = intEnv('BENCH_REQUESTS', 3000);
 const BATCHES = intEnv('BENCH_BATCHES', 3);
