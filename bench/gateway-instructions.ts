@@ -7,13 +7,16 @@
  * deployed: `NODE_OPTIONS`' flags, built unless BENCH_RUN=source), gets a warm-up of a fixed number
  * of reads with an enterprise account's API key, then batches of counted reads (the services and
  * the client are not counted). Instructions are not time — a cache miss costs more than an add —
- * so `bench:gateway` stays the measure of the targets.
+ * so `bench:gateway` stays the measure of the targets. After the gateways, the bench's own Node
+ * proxies are counted the same way, as the gateway's yardsticks: the bare one (`node-proxy.mjs`) and
+ * the contract floor (`floor-proxy.mjs`).
  *
  * Env: BENCH_ROOTS (this checkout; or several, comma-separated, each with its own `npm ci`: their
  *      gateways one after the other against the same services, e.g. before and after a change),
  *      BENCH_REQUESTS (3000 per batch), BENCH_BATCHES (3; the median is reported), BENCH_WARMUP
  *      (10000: with 3000 the gateway's count still fell from batch to batch, 845k, 571k, 484k),
- *      BENCH_CONCURRENCY (8), BENCH_NAMESPACE (cgg: database `community_bench_<ns>`,
+ *      BENCH_CONCURRENCY (8), BENCH_PROXIES (node,floor: which of the bench's proxies to count
+ *      after the gateways; empty for none), BENCH_NAMESPACE (cgg: database `community_bench_<ns>`,
  *      exchange `bench.<ns>.events`, Redis prefix `bench:<ns>:`, all removed at the end),
  *      BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_AMQP_URL, BENCH_KEEP (callgrind files kept).
  * Needs valgrind (Debian package); the gateway's start under callgrind takes a minute or two.
@@ -22,9 +25,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '@community/test-harness';
+import { signIdentity } from '@community/http-kit';
+import { actor, freePort } from '@community/test-harness';
 import { benchPlace, clearBenchAmqp, clearRedisPrefix, dropBenchDatabase, intEnv } from './infra';
-import { callgrindArgs, countedBatches, loadReads, reportCounted } from './instructions';
+import { callgrindArgs, countedBatches, loadReads, reportCounted, reportLine } from './instructions';
 import {
   build,
   DEPLOYED_NODE_ARGS,
@@ -50,6 +54,32 @@ const REQUESTS = intEnv('BENCH_REQUESTS', 3000);
 const BATCHES = intEnv('BENCH_BATCHES', 3);
 const WARMUP = intEnv('BENCH_WARMUP', 10_000);
 const CONCURRENCY = intEnv('BENCH_CONCURRENCY', 8);
+const PROXIES = (process.env.BENCH_PROXIES ?? 'node,floor').split(',').filter(Boolean);
+/**
+ * The bench's own proxies: script, its arguments after the listen port, and what a request through
+ * it carries: the API key (the floor checks it), or the identity as the gateway would sign it (the
+ * bare proxy passes requests on as they are, as in `bench:gateway`).
+ */
+const PROXY_SCRIPTS: Record<string, { script: string; args: (a: ProxyArgs) => string[]; sends: Sends }> = {
+  node: { script: 'node-proxy.mjs', args: ({ postsPort }) => [String(postsPort)], sends: 'identity' },
+  floor: {
+    script: 'floor-proxy.mjs',
+    args: ({ postsPort, token, key, userId }) => [String(postsPort), token, key, String(userId)],
+    sends: 'key',
+  },
+};
+type Sends = 'key' | 'identity';
+interface ProxyArgs {
+  postsPort: number;
+  token: string;
+  key: string;
+  userId: number;
+}
+interface Account {
+  userId: number;
+  key: string;
+  ids: number[];
+}
 const POSTS = 20;
 
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-cgg-'));
@@ -118,7 +148,10 @@ async function main(): Promise<void> {
   const postsUrl = `http://127.0.0.1:${postsPort}`;
   await waitHttp(posts, `${postsUrl}/readyz`);
 
-  let account: { key: string; ids: number[] } | undefined;
+  const unknown = PROXIES.filter((name) => !PROXY_SCRIPTS[name]);
+  if (unknown.length) throw new Error(`BENCH_PROXIES: no proxy ${unknown.join(', ')} (node, floor)`);
+
+  let account: Account | undefined;
   for (const checkout of ROOTS) {
     const port = await freePort();
     const gateway = start(
@@ -147,21 +180,54 @@ async function main(): Promise<void> {
       { timeoutMs: 600_000, intervalMs: 1000 },
     );
     account ??= await benchAccount(usersUrl, postsUrl, base, token, POSTS);
-    const { key, ids } = account;
-    const paths = ids.map((id) => `/api/v1/posts/${id}`);
-    const headers = { authorization: `Bearer ${key}` };
-    const read = (count: number) => loadReads(base, paths, () => headers, count, CONCURRENCY);
     try {
-      await answering(base + paths[0]!, headers);
-      await read(WARMUP);
-      reportCounted(
-        checkout,
-        await countedBatches(gateway.proc.pid!, workDir, BATCHES, REQUESTS, () => read(REQUESTS)),
-      );
+      reportCounted(checkout, await count(gateway, base, account, 'key', token));
     } finally {
       await stopChild(gateway);
     }
   }
+
+  for (const name of PROXIES) {
+    // Counted after a gateway, whose start made the account and its posts.
+    if (!account) break;
+    const { script, args, sends } = PROXY_SCRIPTS[name]!;
+    const port = await freePort();
+    const proxy = start(
+      name,
+      'valgrind',
+      [
+        ...callgrindArgs(workDir),
+        process.execPath,
+        ...DEPLOYED_NODE_ARGS,
+        path.join(__dirname, script),
+        String(port),
+        ...args({ postsPort, token, key: account.key, userId: account.userId }),
+      ],
+      {},
+    );
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      await waitHttp(proxy, `${base}/healthz`);
+      reportLine(`${name} (bench/${script})`, await count(proxy, base, account, sends, token));
+    } finally {
+      await stopChild(proxy);
+    }
+  }
+}
+
+/** The warm-up, then the counted batches, of reads through `base` (a process under callgrind). */
+async function count(proc: Child, base: string, account: Account, sends: Sends, token: string) {
+  const paths = account.ids.map((id) => `/api/v1/posts/${id}`);
+  const withKey = { authorization: `Bearer ${account.key}` };
+  // What the gateway signs for this key: the account, its role and the key's scopes; signed afresh
+  // for every request, since a signature is good for a few minutes only.
+  const as = actor(account.userId, 'member', ['read']);
+  const headersFor = (url: string): Record<string, string> =>
+    sends === 'key' ? withKey : signIdentity(token, { method: 'GET', url, actor: as, clientIp: '127.0.0.1' });
+  const read = (n: number) => loadReads(base, paths, headersFor, n, CONCURRENCY);
+  await answering(base + paths[0]!, headersFor(paths[0]!));
+  await read(WARMUP);
+  return countedBatches(proc.proc.pid!, workDir, BATCHES, REQUESTS, () => read(REQUESTS));
 }
 
 main()

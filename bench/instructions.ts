@@ -87,10 +87,14 @@ export function reportCounted(checkout: string, perBatch: number[]): void {
   const commit = execFileSync('git', ['-C', checkout, 'log', '-1', '--format=%h %s'], { encoding: 'utf8' })
     .trim()
     .slice(0, 90);
+  reportLine(`${checkout} (${commit})`, perBatch);
+}
+
+/** One line for what was counted: the median of its batches, and every batch. */
+export function reportLine(what: string, perBatch: number[]): void {
   const median = [...perBatch].sort((a, b) => a - b)[Math.floor(perBatch.length / 2)]!;
   const fmt = (n: number) => Math.round(n).toLocaleString('en');
   console.log(
-    `${checkout} (${commit}): median ${fmt(median)} instructions per request ` +
-      `(batches: ${perBatch.map(fmt).join(', ')})`,
+    `${what}: median ${fmt(median)} instructions per request (batches: ${perBatch.map(fmt).join(', ')})`,
   );
 }

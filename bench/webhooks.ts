@@ -5,9 +5,9 @@
  * 1. Latency: 1 receiver, BENCH_E2E_POSTS (200) posts in sequence, POST sent -> delivery received, with
  *    the stages in between read from the database; BENCH_E2E_PAUSE_MS (0) adds random pauses between posts.
  * 2. Throughput: BENCH_ENDPOINTS (10) receivers, BENCH_FANOUT_POSTS (300) posts, BENCH_IN_FLIGHT (8) at once.
- * Every delivery is verified with standardwebhooks. Isolated: database community_bench_wh (dropped at start
- * and end), exchange bench.wh.events, Redis prefix bench:wh:, free ports. Env: BENCH_WH_DATABASE_URL,
- * BENCH_REDIS_URL, BENCH_AMQP_URL, BENCH_LOG_LEVEL (warn).
+ * Every delivery is verified with standardwebhooks. Isolated: database community_bench_<ns> (dropped at
+ * start and end), exchange bench.<ns>.events, Redis prefix bench:<ns>:, free ports, with <ns> from
+ * BENCH_NAMESPACE (wh). Env: BENCH_WH_DATABASE_URL, BENCH_REDIS_URL, BENCH_AMQP_URL, BENCH_LOG_LEVEL (warn).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -16,20 +16,20 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import Redis from 'ioredis';
 import { Webhook } from 'standardwebhooks';
 import { createDb, type Sql } from '@community/db';
-import { topologyNames } from '@community/events';
-import { actor, apiClient, deleteAmqpObjects, freePort } from '@community/test-harness';
+import { actor, apiClient, freePort } from '@community/test-harness';
+import { benchPlace, clearBenchAmqp, clearRedisPrefix, dropBenchDatabase, intEnv } from './infra';
 
 const root = path.resolve(__dirname, '..');
-const DATABASE_URL =
-  process.env.BENCH_WH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/community_bench_wh';
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const AMQP_URL = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
-const DATABASE_NAME = decodeURIComponent(new URL(DATABASE_URL).pathname.slice(1));
-const EXCHANGE = 'bench.wh.events';
-const REDIS_PREFIX = 'bench:wh:';
+const {
+  databaseUrl: DATABASE_URL,
+  redisUrl: REDIS_URL,
+  redisPrefix: REDIS_PREFIX,
+  amqpUrl: AMQP_URL,
+  exchange: EXCHANGE,
+} = benchPlace('wh', 'BENCH_WH_DATABASE_URL');
+const SERVICES = ['posts-service', 'users-service', 'webhook-service'];
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
 const E2E_POSTS = intEnv('BENCH_E2E_POSTS', 200);
 const FANOUT_POSTS = intEnv('BENCH_FANOUT_POSTS', 300);
@@ -37,12 +37,6 @@ const ENDPOINTS = intEnv('BENCH_ENDPOINTS', 10);
 const IN_FLIGHT = intEnv('BENCH_IN_FLIGHT', 8);
 const E2E_PAUSE_MS = Number(process.env.BENCH_E2E_PAUSE_MS ?? 0);
 const WARMUP_POSTS = 5;
-
-function intEnv(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
-  return value;
-}
 
 /** Epoch milliseconds with sub-millisecond resolution: comparable with PostgreSQL's now() on this host. */
 const now = () => performance.timeOrigin + performance.now();
@@ -94,31 +88,9 @@ async function stopChild(child: Child): Promise<void> {
   clearTimeout(timer);
 }
 
-async function dropDatabase(): Promise<void> {
-  if (!/^[a-z0-9_]+$/.test(DATABASE_NAME)) throw new Error(`refusing to drop database "${DATABASE_NAME}"`);
-  const url = new URL(DATABASE_URL);
-  url.pathname = '/postgres';
-  const sql = createDb(url.toString(), { schema: 'public', max: 1 });
-  await sql.unsafe(`drop database if exists "${DATABASE_NAME}" with (force)`).finally(() => sql.end());
-}
-
-async function clearRedis(): Promise<void> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  const script = "for _, k in ipairs(redis.call('keys', ARGV[1])) do redis.call('del', k) end";
-  await redis
-    .connect()
-    .then(() => redis.eval(script, 0, `${REDIS_PREFIX}*`))
-    .finally(() => redis.disconnect());
-}
-
-async function clearAmqp(): Promise<void> {
-  const queues = ['posts-service', 'users-service', 'webhook-service'].flatMap((service) => {
-    const names = topologyNames(EXCHANGE, service);
-    return [names.queue, names.deadLetterQueue];
-  });
-  const { exchange, deadLetterExchange } = topologyNames(EXCHANGE, 'x');
-  await deleteAmqpObjects(AMQP_URL, { queues, exchanges: [exchange, deadLetterExchange] });
-}
+const dropDatabase = () => dropBenchDatabase(DATABASE_URL);
+const clearRedis = () => clearRedisPrefix(REDIS_URL, REDIS_PREFIX);
+const clearAmqp = () => clearBenchAmqp(AMQP_URL, EXCHANGE, SERVICES);
 
 // ---------------------------------------------------------------------------------------------
 // Receivers: every request is answered 200 at once and kept for verification after the phase
