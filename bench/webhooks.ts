@@ -22,13 +22,7 @@ import { actor, apiClient, freePort } from '@community/test-harness';
 import { benchPlace, clearBenchAmqp, clearRedisPrefix, dropBenchDatabase, intEnv } from './infra';
 
 const root = path.resolve(__dirname, '..');
-const {
-  databaseUrl: DATABASE_URL,
-  redisUrl: REDIS_URL,
-  redisPrefix: REDIS_PREFIX,
-  amqpUrl: AMQP_URL,
-  exchange: EXCHANGE,
-} = benchPlace('wh', 'BENCH_WH_DATABASE_URL');
+const place = benchPlace('wh', 'BENCH_WH_DATABASE_URL');
 const SERVICES = ['posts-service', 'users-service', 'webhook-service'];
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
 const E2E_POSTS = intEnv('BENCH_E2E_POSTS', 200);
@@ -88,9 +82,9 @@ async function stopChild(child: Child): Promise<void> {
   clearTimeout(timer);
 }
 
-const dropDatabase = () => dropBenchDatabase(DATABASE_URL);
-const clearRedis = () => clearRedisPrefix(REDIS_URL, REDIS_PREFIX);
-const clearAmqp = () => clearBenchAmqp(AMQP_URL, EXCHANGE, SERVICES);
+const dropDatabase = () => dropBenchDatabase(place.databaseUrl);
+const clearRedis = () => clearRedisPrefix(place.redisUrl, place.redisPrefix);
+const clearAmqp = () => clearBenchAmqp(place.amqpUrl, place.exchange, SERVICES);
 
 // ---------------------------------------------------------------------------------------------
 // Receivers: every request is answered 200 at once and kept for verification after the phase
@@ -178,7 +172,12 @@ async function main(): Promise<void> {
   const port = { users: 0, posts: 0, webhooks: 0, gateway: 0 };
   for (const name of Object.keys(port) as (keyof typeof port)[]) port[name] = await freePort();
   const url = (name: keyof typeof port) => `http://127.0.0.1:${port[name]}`;
-  const common = { DATABASE_URL, AMQP_URL, AMQP_EXCHANGE: EXCHANGE, INTERNAL_TOKEN: token };
+  const common = {
+    DATABASE_URL: place.databaseUrl,
+    AMQP_URL: place.amqpUrl,
+    AMQP_EXCHANGE: place.exchange,
+    INTERNAL_TOKEN: token,
+  };
   const services: [keyof typeof port, string, Record<string, string>][] = [
     ['users', 'users-service', { USERS_SERVICE_PORT: String(port.users) }],
     ['posts', 'posts-service', { POSTS_SERVICE_PORT: String(port.posts) }],
@@ -187,7 +186,11 @@ async function main(): Promise<void> {
       'webhook-service',
       { WEBHOOK_SERVICE_PORT: String(port.webhooks), SECRETS_KEY: randomBytes(32).toString('base64') },
     ],
-    ['gateway', 'gateway', { GATEWAY_PORT: String(port.gateway), REDIS_URL, REDIS_PREFIX }],
+    [
+      'gateway',
+      'gateway',
+      { GATEWAY_PORT: String(port.gateway), REDIS_URL: place.redisUrl, REDIS_PREFIX: place.redisPrefix },
+    ],
   ];
   const upstreams = { USERS_SERVICE_URL: url('users'), POSTS_SERVICE_URL: url('posts') };
   Object.assign(services[3]![2], { ...upstreams, WEBHOOK_SERVICE_URL: url('webhooks') });
@@ -285,7 +288,7 @@ async function main(): Promise<void> {
     samples.push({ ...post, at: firstArrival.get(`0:${post.id}`)!.at });
   }
   const e2eCheck = check([0], secrets);
-  db = createDb(DATABASE_URL, { schema: 'public', max: 1 });
+  db = createDb(place.databaseUrl, { schema: 'public', max: 1 });
   const stages = await db<{ post: number; written: number; claimed: number; fanned: number; done: number }[]>`
     select (o.payload->'data'->>'id')::int as post,
       extract(epoch from o.created_at)::float8 * 1000 as written,
