@@ -47,15 +47,34 @@ export function runService(name: string, logger: Logger, start: () => Promise<St
 /**
  * An `unhandledRejection` listener that survives one known driver fault and nothing else.
  *
- * postgres.js (3.4.9) looks up array types on every new connection and drops that query's promise;
- * when the connection dies during the lookup (PostgreSQL restarting, `pg_terminate_backend`), the
- * rejection is unhandled and Node would exit. The pool reconnects by itself, so a connection error
- * is only logged. Any other unhandled rejection is rethrown: the process still dies on real bugs.
+ * postgres.js (3.4.9) looks up array types on every new connection and drops that query's promise
+ * (porsager/postgres#1192). Its rejection is unhandled and Node would exit when the connection dies
+ * during the lookup (PostgreSQL restarting, `pg_terminate_backend`) — the pool reconnects by itself
+ * — or when the pool's own `statement_timeout` cancels the lookup (posts-service's search pool, on a
+ * database too busy to answer it in SEARCH_TIMEOUT_MS): the connection serves on, and the next one
+ * looks the types up again. Either is only logged. Any other unhandled rejection is rethrown: the
+ * process still dies on real bugs.
  */
 export function lostConnectionRejections(logger: Logger): (reason: unknown) => void {
   return (reason) => {
-    if (!isConnectionError(reason)) throw reason;
-    const code = (reason as { code?: string }).code;
-    logger.warn({ err: { code } }, 'a database connection was lost while it was being set up');
+    if (isConnectionError(reason)) {
+      const code = (reason as { code?: string }).code;
+      logger.warn({ err: { code } }, 'a database connection was lost while it was being set up');
+      return;
+    }
+    if (isCancelledTypeLookup(reason)) {
+      logger.warn({ err: { code: QUERY_CANCELED } }, "a new connection's array type lookup ran out of time");
+      return;
+    }
+    throw reason;
   };
+}
+
+/** PostgreSQL's query_canceled: a statement timeout, or pg_cancel_backend. */
+const QUERY_CANCELED = '57014';
+
+/** postgres.js's own array type lookup (its `query` names the catalog it reads), cancelled. */
+function isCancelledTypeLookup(reason: unknown): boolean {
+  const { code, query } = (reason ?? {}) as { code?: unknown; query?: unknown };
+  return code === QUERY_CANCELED && typeof query === 'string' && /\bfrom pg_catalog\.pg_type a\b/.test(query);
 }
