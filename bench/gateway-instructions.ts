@@ -25,8 +25,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { signIdentity } from '@community/http-kit';
-import { actor, freePort } from '@community/test-harness';
+import { freePort } from '@community/test-harness';
 import { benchPlace, clearBenchAmqp, clearRedisPrefix, dropBenchDatabase, intEnv } from './infra';
 import { callgrindArgs, countedBatches, loadReads, reportCounted, reportLine } from './instructions';
 import {
@@ -39,7 +38,7 @@ import {
   type Child,
 } from './processes';
 import { waitAnswering } from './ready';
-import { benchAccount } from './seed-posts';
+import { benchAccount, signedRead } from './seed-posts';
 
 const root = path.resolve(__dirname, '..');
 const {
@@ -219,11 +218,8 @@ async function main(): Promise<void> {
 async function count(proc: Child, base: string, account: Account, sends: Sends, token: string) {
   const paths = account.ids.map((id) => `/api/v1/posts/${id}`);
   const withKey = { authorization: `Bearer ${account.key}` };
-  // What the gateway signs for this key: the account, its role and the key's scopes; signed afresh
-  // for every request, since a signature is good for a few minutes only.
-  const as = actor(account.userId, 'member', ['read']);
   const headersFor = (url: string): Record<string, string> =>
-    sends === 'key' ? withKey : signIdentity(token, { method: 'GET', url, actor: as, clientIp: '127.0.0.1' });
+    sends === 'key' ? withKey : signedRead(token, account.userId, url);
   const read = (n: number) => loadReads(base, paths, headersFor, n, CONCURRENCY);
   await answering(base + paths[0]!, headersFor(paths[0]!));
   await read(WARMUP);

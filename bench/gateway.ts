@@ -55,8 +55,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { createDb, type Sql } from '@community/db';
-import { signIdentity } from '@community/http-kit';
-import { actor, freePort } from '@community/test-harness';
+import { freePort } from '@community/test-harness';
 import {
   build,
   DEPLOYED_NODE_ARGS,
@@ -67,7 +66,7 @@ import {
   type Child,
 } from './processes';
 import { benchPlace, clearBenchAmqp, clearRedisPrefix, dropBenchDatabase, intEnv } from './infra';
-import { benchAccount } from './seed-posts';
+import { benchAccount, signedRead } from './seed-posts';
 
 const root = path.resolve(__dirname, '..');
 const {
@@ -389,12 +388,7 @@ function plans(
 ): Record<Target, Plan> {
   const paths = data.ids.map((id) => `/api/v1/posts/${id}`);
   // What the gateway signs for this key: the account, its role and the key's scopes.
-  const as = actor(data.userId, 'member', ['read']);
-  const signed = () =>
-    paths.map((p) => ({
-      path: p,
-      headers: signIdentity(token, { method: 'GET', url: p, actor: as, clientIp: '127.0.0.1' }),
-    }));
+  const signed = () => paths.map((p) => ({ path: p, headers: signedRead(token, data.userId, p) }));
   // Each plan its own headers: currentTags adds If-None-Match to gateway304's.
   const withKey = () => paths.map((p) => ({ path: p, headers: { authorization: `Bearer ${data.key}` } }));
   return {

@@ -20,12 +20,11 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { signIdentity } from '@community/http-kit';
-import { actor, apiClient, freePort } from '@community/test-harness';
+import { apiClient, freePort } from '@community/test-harness';
 import { benchPlace, clearBenchAmqp, dropBenchDatabase, intEnv } from './infra';
 import { callgrindArgs, countedBatches, loadReads, reportCounted } from './instructions';
 import { waitAnswering } from './ready';
-import { seedPosts } from './seed-posts';
+import { seedPosts, signedRead } from './seed-posts';
 
 const root = path.resolve(__dirname, '..');
 const { databaseUrl: DATABASE_URL, amqpUrl: AMQP_URL, exchange: EXCHANGE } = benchPlace('cgp');
@@ -41,9 +40,8 @@ const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-cg-'));
 
 /** Signed reads over the posts, as the gateway would sign them. */
 function signedReads(token: string) {
-  const as = actor(1_000_001, 'member', ['read']);
   return (url: string) => {
-    const headers = signIdentity(token, { method: 'GET', url, actor: as, clientIp: '127.0.0.1' });
+    const headers = signedRead(token, 1_000_001, url);
     if (IF_NONE_MATCH) headers['if-none-match'] = '"0-not-this-one"';
     return headers;
   };

@@ -1,4 +1,18 @@
+import { signIdentity } from '@community/http-kit';
 import { actor, apiClient } from '@community/test-harness';
+
+/**
+ * The identity the gateway adds to a GET made with a read key of member `userId`, from this host,
+ * signed for `url` (DESIGN.md §3): what a bench sends when it stands in for the gateway. A signature
+ * is good for a few minutes, so a long run signs each request afresh.
+ */
+export const signedRead = (token: string, userId: number, url: string): Record<string, string> =>
+  signIdentity(token, {
+    method: 'GET',
+    url,
+    actor: actor(userId, 'member', ['read']),
+    clientIp: '127.0.0.1',
+  });
 
 /**
  * `count` posts by member `authorId` in a new category, straight on posts-service: the rotation the
