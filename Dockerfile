@@ -40,6 +40,10 @@ FROM manifests AS build
 RUN --mount=type=secret,id=ca-certificates,target=/run/secrets/ca-certificates \
   if [ -s /run/secrets/ca-certificates ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca-certificates; fi \
   && npm ci --ignore-scripts --no-audit --no-fund
+# The fixes of patches/ (patch-package, as `npm install` applies them through postinstall): the
+# patched packages go into /out below, over the production dependencies' unpatched copies.
+COPY patches patches
+RUN npx --no-install patch-package --error-on-fail
 COPY tsconfig.base.json tsconfig.build.json ./
 COPY scripts/copy-assets.js scripts/
 COPY libs libs
@@ -49,11 +53,13 @@ COPY webhook-service webhook-service
 COPY gateway gateway
 RUN npm run build
 ARG SERVICE
-# /out: what runs — the package.json and dist/ of every runtime library and of SERVICE.
+# /out: what runs — the package.json and dist/ of every runtime library and of SERVICE, and the
+# patched packages (every service uses postgres, the gateway through libs/events).
 RUN test -f "${SERVICE}/dist/main.js" || { echo "build with --build-arg SERVICE=<posts-service|users-service|webhook-service|gateway>" >&2; exit 1; } \
   && for dir in libs/access libs/config libs/contracts libs/db libs/events libs/http-kit libs/logging libs/openapi libs/service-runtime "${SERVICE}"; do \
        mkdir -p "/out/${dir}" && cp -R "${dir}/package.json" "${dir}/dist" "/out/${dir}/"; \
      done \
+  && mkdir -p /out/node_modules && cp -R node_modules/postgres /out/node_modules/ \
   && find /out -name '*.d.ts' -delete -o -name '*.tsbuildinfo' -delete
 
 FROM manifests AS deps
