@@ -11,15 +11,26 @@ export interface DbOptions {
   onError?: (err: unknown) => void;
   /** Server settings every connection of the pool starts with, e.g. `statement_timeout`. */
   settings?: Record<string, string>;
+  /**
+   * False: no connection runs postgres.js's array type lookup as its first statement; the pool then
+   * knows only the array types declared in `types`. Its `reserve()` never settles while no connection
+   * is open (postgres.js 3.4.9, porsager/postgres#751).
+   */
+  fetchTypes?: boolean;
+  /** Types beyond postgres.js's built-in ones (its `types` option). */
+  types?: Record<string, postgres.PostgresType>;
 }
 
 /** A postgres.js client bound to one schema, with camelCase rows in code and snake_case in SQL. */
-export function createDb(url: string, { schema, max = 10, settings }: DbOptions): Sql {
+export function createDb(url: string, { schema, max = 10, settings, fetchTypes, types }: DbOptions): Sql {
   return postgres(url, {
     max,
     idle_timeout: 30,
     connect_timeout: 5,
     max_lifetime: 60 * 30,
+    // Unless asked, postgres.js's own default stands (as does a `fetch_types` in the URL).
+    ...(fetchTypes === undefined ? {} : { fetch_types: fetchTypes }),
+    types,
     connection: { ...settings, search_path: schema, application_name: schema },
     transform: postgres.camel,
     onnotice: () => {},
