@@ -50,10 +50,11 @@ export function runService(name: string, logger: Logger, start: () => Promise<St
  * postgres.js (3.4.9) looks up array types on every new connection and drops that query's promise
  * (porsager/postgres#1192). Its rejection is unhandled and Node would exit when the connection dies
  * during the lookup (PostgreSQL restarting, `pg_terminate_backend`) — the pool reconnects by itself
- * — or when the pool's own `statement_timeout` cancels the lookup (posts-service's search pool, on a
- * database too busy to answer it in SEARCH_TIMEOUT_MS): the connection serves on, and the next one
- * looks the types up again. Either is only logged. Any other unhandled rejection is rethrown: the
- * process still dies on real bugs.
+ * — or when the lookup is cancelled (a `statement_timeout` set for the role or the database, on a
+ * database too busy to answer in time; `pg_cancel_backend`): the connection serves on, and the next
+ * one looks the types up again. Either is only logged. posts-service's search pool, whose connections
+ * start with a statement timeout, declares its array types and never looks them up. Any other
+ * unhandled rejection is rethrown: the process still dies on real bugs.
  */
 export function lostConnectionRejections(logger: Logger): (reason: unknown) => void {
   return (reason) => {

@@ -4,9 +4,9 @@ import { lostConnectionRejections } from '@community/service-runtime';
 import { testInfra } from '@community/test-harness';
 
 /**
- * A fresh process whose only pool starts each connection with a 1 ms statement timeout, as
- * posts-service's search pool starts its own with SEARCH_TIMEOUT_MS: the driver's array type lookup,
- * the first statement on the connection, is cancelled, and its promise has no handler.
+ * A fresh process whose only pool starts each connection with a 1 ms statement timeout, as a role's
+ * or a database's `statement_timeout` would: the driver's array type lookup, the first statement on
+ * the connection, is cancelled, and its promise has no handler.
  */
 const CANCELLED_TYPE_LOOKUP = `
 import db from '@community/db';

@@ -1,5 +1,7 @@
 import { SEARCH_CAP, searchTotal, ValidationError, type SearchTotal } from '@community/contracts';
 import { createDb, type Sql, type Tx } from '@community/db';
+import type { PostgresType } from 'postgres';
+import { parse as parseArray } from 'postgres-array';
 
 /*
  * Full-text search (DESIGN.md §11): the query and the highlights, shared by posts and comments. The
@@ -92,6 +94,46 @@ export interface SearchRequest<F> {
 /** PostgreSQL's query_canceled: here, the statement timeout of a search. */
 const QUERY_CANCELED = '57014';
 
+/** Built-in array types' OIDs (pg_type.typarray), the same in every PostgreSQL database. */
+const INT4_ARRAY = 1007;
+const TEXT_ARRAY = 1009;
+
+/**
+ * int4[] as PostgreSQL's array literal, `{1,2,3}`. Anything but integers is refused: written out as
+ * it is, a string element could end the literal or add elements to it (`'1,2'`).
+ */
+function int4ArrayLiteral(values: unknown): string {
+  if (!Array.isArray(values) || !values.every((value) => Number.isInteger(value)))
+    throw new TypeError('an int4[] parameter holds integers only');
+  return `{${values.join(',')}}`;
+}
+
+/** A declared type's direction that no search uses: refused, so that a new use is declared, not guessed. */
+const undeclared = (use: string) => (): never => {
+  throw new TypeError(`the search pool does not ${use}: declare it in SEARCH_TYPES (db/search.ts)`);
+};
+
+/**
+ * Every array type the search pool's queries send or read, each only the way it is used: a page's
+ * ids, sent as int4[] (posts.repository.ts `highlighted`), and a post's tags, read as text[]
+ * (`withAuthorAndCategory`). The text[] parser is node-postgres's, `postgres-array`: postgres.js
+ * exports none of its own.
+ */
+const SEARCH_TYPES = {
+  int4Array: {
+    to: INT4_ARRAY,
+    from: [INT4_ARRAY],
+    serialize: int4ArrayLiteral,
+    parse: undeclared('read int4[]'),
+  },
+  textArray: {
+    to: TEXT_ARRAY,
+    from: [TEXT_ARRAY],
+    serialize: undeclared('send text[]'),
+    parse: (text: string) => parseArray(text),
+  },
+} satisfies Record<string, PostgresType>;
+
 /**
  * The connections searches run on: a pool of their own, two for each of the SEARCH_CONCURRENCY
  * searches at once (a page and its count), so a flood of searches never takes the connections every
@@ -106,6 +148,13 @@ const QUERY_CANCELED = '57014';
  *   itself: it counted a common word's matches through the whole GIN bitmap (17 ms where a scan
  *   that stops at the cap takes 6) and parsed the query again for every row it ranked (18 ms
  *   against 11), for a planning saved of 0.3 ms.
+ *
+ * The pool declares its array types ({@link SEARCH_TYPES}) instead of letting postgres.js look them
+ * up as each new connection's first statement. Under the statement timeout that lookup failed on a
+ * database too busy to answer it in time, and the driver drops its failure (porsager/postgres#1192):
+ * unless another of its connections had found them, the pool went on without array types, sending a
+ * page's ids as a malformed literal (a 500) and reading tags as one string. With nothing looked up,
+ * a query on this pool that sends or reads another array type must declare it there.
  */
 export function createSearchDb(
   url: string,
@@ -115,6 +164,8 @@ export function createSearchDb(
     schema,
     max: 2 * concurrency,
     settings: { statement_timeout: String(timeoutMs), plan_cache_mode: 'force_custom_plan' },
+    fetchTypes: false,
+    types: SEARCH_TYPES,
   });
 }
 

@@ -9,13 +9,6 @@ import { startPostsService, type PostsHarness } from '../support/posts-harness';
 let h: PostsHarness;
 beforeAll(async () => {
   h = await startPostsService('search_timeout', { env: { SEARCH_TIMEOUT_MS: '25' } });
-  // Every connection of the search pool (two for each of the SEARCH_CONCURRENCY searches) opened
-  // now, on a quiet database: a new connection's first statement is postgres.js's own array type
-  // lookup, under the same 25 ms timeout, and the driver leaves its failure unhandled (a deployed
-  // service logs it: libs/service-runtime's lostConnectionRejections; in this process jest would
-  // pin it on whichever test runs). Opened while the broad searches below load the database, one
-  // took longer than 25 ms once.
-  await Promise.all([1, 2].map(() => h.call(alice, 'GET', '/posts?q=quiet')));
   const category = (await createCategory(h, 'Crowded')).id;
   // 40,000 posts that all match: counting and ranking them takes far longer than 25 ms.
   await h.sql`
