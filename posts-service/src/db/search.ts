@@ -108,28 +108,31 @@ function int4ArrayLiteral(values: unknown): string {
   return `{${values.join(',')}}`;
 }
 
-/** A declared type's direction that no search uses: refused, so that a new use is declared, not guessed. */
-const undeclared = (use: string) => (): never => {
-  throw new TypeError(`the search pool does not ${use}: declare it in SEARCH_TYPES (db/search.ts)`);
+/**
+ * Sending text[]: no search does, and its literal needs quoting. Refused (the query rejects before it
+ * is sent, the connection serves on), so that a new use is declared, not guessed.
+ */
+const unsentTextArray = (): never => {
+  throw new TypeError('the search pool does not send text[]: declare it in SEARCH_TYPES (db/search.ts)');
 };
 
 /**
- * Every array type the search pool's queries send or read, each only the way it is used: a page's
- * ids, sent as int4[] (posts.repository.ts `highlighted`), and a post's tags, read as text[]
- * (`withAuthorAndCategory`). The text[] parser is node-postgres's, `postgres-array`: postgres.js
- * exports none of its own.
+ * Every array type the search pool's queries send or read: a page's ids, sent as int4[]
+ * (posts.repository.ts `highlighted`), and a post's tags, read as text[] (`withAuthorAndCategory`).
+ * The parser is node-postgres's, `postgres-array`: postgres.js exports none of its own.
  */
 const SEARCH_TYPES = {
   int4Array: {
     to: INT4_ARRAY,
     from: [INT4_ARRAY],
     serialize: int4ArrayLiteral,
-    parse: undeclared('read int4[]'),
+    // No search reads one; parsed anyway, as a row is no place to throw.
+    parse: (text: string) => parseArray(text, Number),
   },
   textArray: {
     to: TEXT_ARRAY,
     from: [TEXT_ARRAY],
-    serialize: undeclared('send text[]'),
+    serialize: unsentTextArray,
     parse: (text: string) => parseArray(text),
   },
 } satisfies Record<string, PostgresType>;
