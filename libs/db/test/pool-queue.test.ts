@@ -56,20 +56,14 @@ async function warmPool(max: number): Promise<Sql> {
 }
 
 describe('the connection pool under steady load', () => {
-  it('below its size (its idle queue never empty): searches as much on the 3,000th query as on the first', async () => {
-    const sql = await warmPool(10);
+  it.each([
+    ['below its size (its idle queue never empty)', 10, 3],
+    ['above its size (its busy queue never empty)', 4, 32],
+  ])('%s: searches as much on the 3,000th query as on the first', async (_, max, callers) => {
+    const sql = await warmPool(max);
     try {
-      // Unpatched, the idle queue's array grows by one slot a query: ~3,000 here.
-      expect(await longestSearch(() => steadyLoad(sql, 3, 3_000))).toBeLessThan(100);
-    } finally {
-      await sql.end({ timeout: 5 });
-    }
-  });
-
-  it('above its size (its busy queue never empty): the same', async () => {
-    const sql = await warmPool(4);
-    try {
-      expect(await longestSearch(() => steadyLoad(sql, 32, 3_000))).toBeLessThan(100);
+      // Unpatched, that queue's array grows by one slot a query: ~3,000 here.
+      expect(await longestSearch(() => steadyLoad(sql, callers, 3_000))).toBeLessThan(100);
     } finally {
       await sql.end({ timeout: 5 });
     }
