@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { resolvedKeySchema, type ResolvedKey } from '@community/contracts';
 import type { Registry } from 'prom-client';
-import { Tally } from '../tally';
+import { Tally } from '@community/http-kit';
 import type { UsersClient } from './users-client';
 
 interface CacheEntry {

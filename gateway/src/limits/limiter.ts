@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { Logger } from '@community/logging';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { Tally } from '../tally';
+import { Tally } from '@community/http-kit';
 import { withDeadline } from './deadline';
 import { Leases, type Lease, type LeaseOptions, type Taken } from './leases';
 import { RedisWindows, type WindowKey } from './redis-windows';

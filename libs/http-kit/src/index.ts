@@ -25,6 +25,7 @@ export { sendTimeOrdered, sliceOf, type Slice, type TimeOrderedList } from './ti
 export { signIdentity, verifyIdentity, requireActor, callerOf, IDENTITY_HEADERS } from './identity';
 export { Slots, SlotsFull, inSlots, searchSlots, type SlotsOptions } from './slots';
 export { createRegistry, httpMetrics, requestRecorder, routeOf, type RecordRequest } from './metrics';
+export { Tally } from './tally';
 export { mountHealth, PROBE_PATHS, type ReadinessCheck, type HealthOptions } from './health';
 export { listen, type RunningServer } from './server';
 export { errorHandler, errorReply, notFound, type ErrorReply, type ErrorContext } from './error-handler';

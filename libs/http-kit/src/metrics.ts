@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Tally } from './tally';
 
 export function createRegistry(service: string): Registry {
   const registry = new Registry();
@@ -13,12 +14,7 @@ export type RecordRequest = (method: string, route: string, status: number, seco
 /** Request count and latency by method, route template and status. */
 export function requestRecorder(registry: Registry): RecordRequest {
   const labelNames = ['method', 'route', 'status'] as const;
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests',
-    labelNames,
-    registers: [registry],
-  });
+  const requests = new Tally({ name: 'http_requests_total', help: 'HTTP requests', labelNames, registry });
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request latency',
@@ -26,10 +22,31 @@ export function requestRecorder(registry: Registry): RecordRequest {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  const labelsOf = labelCache();
   return (method, route, status, seconds) => {
-    const labels = { method, route, status: String(status) };
+    const labels = labelsOf(method, route, status);
     requests.inc(labels);
     duration.observe(labels, seconds);
+  };
+}
+
+type RequestLabels = Readonly<Record<'method' | 'route' | 'status', string>>;
+
+/**
+ * One label object per method, route and status, made the first time they are seen: the tally's
+ * key, and nothing made per request. Bounded: node's parser knows a fixed set of methods, routes
+ * are templates (or `unmatched`), statuses are three digits.
+ */
+function labelCache(): (method: string, route: string, status: number) => RequestLabels {
+  const byMethod = new Map<string, Map<string, Map<number, RequestLabels>>>();
+  return (method, route, status) => {
+    let byRoute = byMethod.get(method);
+    if (!byRoute) byMethod.set(method, (byRoute = new Map()));
+    let byStatus = byRoute.get(route);
+    if (!byStatus) byRoute.set(route, (byStatus = new Map()));
+    let labels = byStatus.get(status);
+    if (!labels) byStatus.set(status, (labels = Object.freeze({ method, route, status: String(status) })));
+    return labels;
   };
 }
 

@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client';
-import { Tally } from '../../src/tally';
+import { Tally } from '../src/tally';
 
 const HIT = Object.freeze({ result: 'hit' });
 const MISS = Object.freeze({ result: 'miss' });
