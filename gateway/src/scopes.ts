@@ -50,14 +50,26 @@ function indexOperations(): PathNode {
 const DECLARED = indexOperations();
 const ORDER = new Map(OPERATIONS.map((op, index) => [op, index]));
 
-/** The last path looked up: one request asks about its path up to four times. */
-let last: { path: string; ops: readonly OperationSpec[] } = { path: '', ops: [] };
+/**
+ * What the tables declare at the paths seen lately: a request asks about its path up to four times,
+ * and most requests repeat paths seen before (a post read again), so the tree is walked once per
+ * path rather than per request. Bounded in entries and in what each may cost: a longer path is looked
+ * up every time, and the memo starts over once full, so a client sending ever new paths costs the
+ * walk it would without it and at most ~2 MB.
+ */
+const memo = new Map<string, readonly OperationSpec[]>();
+const MEMO_ENTRIES = 4096;
+const MEMO_PATH_LENGTH = 256;
 
 /** The operations declared at exactly this path, in the tables' order. */
 export function declaredAt(path: string): readonly OperationSpec[] {
-  if (path === last.path) return last.ops;
-  const ops = lookUp(path);
-  last = { path, ops };
+  let ops = memo.get(path);
+  if (ops !== undefined) return ops;
+  ops = lookUp(path);
+  if (path.length <= MEMO_PATH_LENGTH) {
+    if (memo.size >= MEMO_ENTRIES) memo.clear();
+    memo.set(path, ops);
+  }
   return ops;
 }
 
@@ -89,7 +101,8 @@ function lookUp(path: string): readonly OperationSpec[] {
  * has some: `/api/v1/webhooks/1/anything` follows the rules of `/webhooks/{id}`.
  */
 function governing(path: string): readonly OperationSpec[] {
-  for (let at = path.replace(/\/+$/, ''); at; at = at.slice(0, at.lastIndexOf('/'))) {
+  const trimmed = path.endsWith('/') ? path.replace(/\/+$/, '') : path;
+  for (let at = trimmed; at; at = at.slice(0, at.lastIndexOf('/'))) {
     const ops = declaredAt(at);
     if (ops.length) return ops;
   }
