@@ -103,4 +103,13 @@ describe('finding the operations declared at a path', () => {
     expect(paths.size).toBeGreaterThan(1_000);
     for (const path of paths) expect([path, declaredAt(path)]).toEqual([path, byPatterns(path)]);
   });
+
+  it('answers the same when asked again, after more paths than it remembers, and for long paths', () => {
+    // Twice over, past the memo's 4,096 paths, so that it starts over in between.
+    const many = Array.from({ length: 5_000 }, (_, i) => `/api/v1/posts/${i}/comments`);
+    const long = `/api/v1/posts/${'9'.repeat(300)}`;
+    for (let round = 0; round < 2; round++)
+      for (const path of [...many, long, ...paths])
+        expect([path, declaredAt(path)]).toEqual([path, byPatterns(path)]);
+  });
 });
