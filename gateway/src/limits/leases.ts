@@ -16,6 +16,9 @@ export interface LeaseOptions {
   ttlMs?: number;
 }
 
+/** What a lease is checked against: each window's cap, in order. */
+type Caps = readonly Pick<WindowKey, 'limit'>[];
+
 /** Unused points are given back only this long before their window ends: later, it may be the next one. */
 const RETURN_MARGIN_MS = 1_000;
 
@@ -40,7 +43,7 @@ export class Lease {
   }
 
   /** Whether it may serve a request under these caps at `now` (a plan change ends it at once). */
-  serves(windows: WindowKey[], now: number): boolean {
+  serves(windows: Caps, now: number): boolean {
     return (
       now < this.expiresAt &&
       windows.length === this.spans.length &&
@@ -159,7 +162,7 @@ export class Leases {
   }
 
   /** Counts one request from this process's lease, at once, if it has points for it: else null. */
-  takeHeld(subject: string, windows: WindowKey[]): Taken | null {
+  takeHeld(subject: string, windows: Caps): Taken | null {
     const holding = this.held.get(subject);
     return holding ? this.fromLease(holding, windows) : null;
   }
@@ -201,14 +204,14 @@ export class Leases {
     return holding;
   }
 
-  private fromLease(holding: Holding, windows: WindowKey[]): Taken | null {
+  private fromLease(holding: Holding, windows: Caps): Taken | null {
     const now = Date.now();
     holding.touched = now;
     const lease = this.usable(holding, windows, now);
     return lease ? { counted: lease.take(now), lease } : null;
   }
 
-  private usable(holding: Holding, windows: WindowKey[], now: number): Lease | null {
+  private usable(holding: Holding, windows: Caps, now: number): Lease | null {
     const { lease } = holding;
     return lease && lease.left > 0 && lease.serves(windows, now) ? lease : null;
   }

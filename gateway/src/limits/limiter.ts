@@ -141,7 +141,8 @@ export class TwoWindowLimiter {
   consumeHeld(subject: Subject): Decision | null {
     if (!this.redisUsable()) return null;
     const windows = this.windowsOf(subject, 'redis');
-    const taken = this.leases.takeHeld(subject.key, this.redisKeys(subject, windows));
+    // Only the caps: the windows' Redis keys are made when a lease call needs them.
+    const taken = this.leases.takeHeld(subject.key, windows);
     return taken ? this.decision(subject, windows, taken, 'redis') : null;
   }
 
@@ -271,7 +272,8 @@ export class TwoWindowLimiter {
     { counted, lease }: Taken,
     store: Store,
   ): Decision {
-    const states = counted.map(({ remaining, msLeft }, i) => state(windows[i]!, remaining, msLeft));
+    const now = Date.now();
+    const states = counted.map(({ remaining, msLeft }, i) => state(windows[i]!, remaining, msLeft, now));
     if (counted.some((outcome) => !outcome.ok)) {
       this.decisions?.inc(DECISION_LABELS.rejected[subject.kind][store]);
       const retryMs = Math.max(...counted.filter((outcome) => !outcome.ok).map((outcome) => outcome.msLeft));
@@ -280,7 +282,9 @@ export class TwoWindowLimiter {
       return { allowed: false, shown, windows: states, retryAfter: seconds(retryMs) };
     }
     this.decisions?.inc(DECISION_LABELS.allowed[subject.kind][store]);
-    return { allowed: true, shown: tightest(states), windows: states, ...(lease && { lease }) };
+    const allowed: Decision = { allowed: true, shown: tightest(states), windows: states };
+    if (lease) allowed.lease = lease;
+    return allowed;
   }
 
   private window(window: WindowName, budget: number, store: Store): Window {
@@ -316,13 +320,13 @@ async function settle(consumption: Promise<RateLimiterRes>): Promise<Settled> {
   }
 }
 
-function state(window: Window, remaining: number, msLeft: number): WindowState {
+function state(window: Window, remaining: number, msLeft: number, now: number): WindowState {
   return {
     name: LABELS[window.name],
     seconds: WINDOWS[window.name],
     limit: window.limit,
     remaining: Math.max(0, Math.min(window.limit, remaining)),
-    reset: Math.ceil((Date.now() + msLeft) / 1000),
+    reset: Math.ceil((now + msLeft) / 1000),
   };
 }
 
