@@ -36,6 +36,8 @@
  *      `baseline`, from a temporary worktree with its own npm ci, same key and load: before and after
  *      in one run),
  *      BENCH_POSTS_NODE_ARGS (the same for posts-service, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`),
+ *      BENCH_PROXY_NODE_ARGS (the same for the bare Node proxy and the floor, e.g. --perf-basic-prof
+ *      to profile them beside the gateway with perf),
  *      BENCH_KEEP_LOGS (unset: when 1, every process's output is kept in the run's temporary
  *      directory, named at the end: e.g. V8's trace of each garbage collection, with
  *      `--trace-gc-nvp` in BENCH_GATEWAY_NODE_ARGS or BENCH_POSTS_NODE_ARGS),
@@ -94,6 +96,7 @@ const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ? path.resolve(process.env.BENCH_PROFILE_DIR) : undefined;
 const GATEWAY_NODE_ARGS = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const POSTS_NODE_ARGS = (process.env.BENCH_POSTS_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const PROXY_NODE_ARGS = (process.env.BENCH_PROXY_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const KEEP_LOGS = process.env.BENCH_KEEP_LOGS === '1';
 const COMPARE_ROOT = process.env.BENCH_COMPARE_ROOT
   ? path.resolve(process.env.BENCH_COMPARE_ROOT)
@@ -654,6 +657,7 @@ async function startProxy(name: string, script: string, port: number, args: stri
     process.execPath,
     [
       ...DEPLOYED_NODE_ARGS,
+      ...PROXY_NODE_ARGS,
       ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.join(PROFILE_DIR, name)}`] : []),
       path.join(__dirname, script),
       String(port),
