@@ -11,6 +11,8 @@ export interface ServiceAddress {
   hostname: string;
   port: number;
   agent: http.Agent;
+  /** The silence after which the agent's connections time out (its `timeout` option), if any. */
+  timeoutMs?: number;
   /** DNS for the service's name (tests stand in one that never answers). */
   lookup?: LookupFunction;
 }
@@ -56,9 +58,10 @@ const HOP_BY_HOP = new Set([
  * Sends the client's request to a service and the service's answer to the client, on node:http
  * alone: the client's headers without the hop-by-hop ones, `X-Forwarded-For/-Port/-Proto/-Host`
  * appended to (as a proxy adds its hop), the extra headers signed over the path sent, the body read
- * already. `timeoutMs` bounds every silence of the service's side, connecting and resolving its
- * name included: `ClientRequest#setTimeout` starts only once connected, so a connection that hangs
- * (a restarted container's old address, DNS that never answers) would wait for the kernel's minutes.
+ * already. The service's `timeoutMs` (its agent's connection timeout) bounds every silence of the
+ * service's side, connecting and resolving its name included — a connection that hangs (a restarted
+ * container's old address, DNS that never answers) would otherwise wait for the kernel's minutes —
+ * and each piece of the answer's body.
  *
  * `exchange` hears once: the answer's status, or the failure that leaves no answer. A service that
  * breaks off mid-answer cuts the client's answer too, so it never looks complete.
@@ -69,7 +72,6 @@ export function forward(
   service: ServiceAddress,
   { body, headersFor, onAnswer }: ForwardOptions,
   exchange: Exchange,
-  timeoutMs?: number,
 ): ClientRequest {
   const path = outgoingPath(req.url ?? '/');
   const headers = outgoingHeaders(req);
@@ -90,8 +92,8 @@ export function forward(
     method: req.method,
     path,
     headers,
-    timeout: timeoutMs,
   });
+  const { timeoutMs } = service;
   if (timeoutMs !== undefined)
     upstream.once('timeout', () => {
       const err = new UpstreamTimeoutError(`no answer within ${timeoutMs} ms`);

@@ -37,13 +37,15 @@ interface InFlight extends InLine<InFlight> {
   upstream?: ClientRequest;
 }
 
-function addressOf(opts: UpstreamOptions, agent: http.Agent): ServiceAddress {
+/** The service's address, with an agent of its own made with `agentOptions`. */
+function addressOf(opts: UpstreamOptions, agentOptions: http.AgentOptions): ServiceAddress {
   const url = new URL(opts.target);
   return {
     // node:http takes an IPv6 literal without its brackets.
     hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
     port: Number(url.port || 80),
-    agent,
+    agent: new http.Agent(agentOptions),
+    timeoutMs: agentOptions.timeout,
     lookup: opts.lookup,
   };
 }
@@ -53,11 +55,10 @@ function addressOf(opts: UpstreamOptions, agent: http.Agent): ServiceAddress {
  * (they would hold the request pool's sockets for hours); the head must come within `timeoutMs`.
  */
 class Streams {
-  private readonly agent = new http.Agent({ keepAlive: false });
   private readonly service: ServiceAddress;
 
   constructor(private readonly opts: UpstreamOptions) {
-    this.service = addressOf(opts, this.agent);
+    this.service = addressOf(opts, { keepAlive: false });
   }
 
   relay(req: IncomingMessage, res: ServerResponse, options: ForwardOptions): Promise<void> {
@@ -90,7 +91,7 @@ class Streams {
   }
 
   close(): void {
-    this.agent.destroy();
+    this.service.agent.destroy();
   }
 }
 
@@ -118,7 +119,6 @@ const WATCH_INTERVAL_MS = 250;
 export class Upstream {
   readonly breaker: Breaker;
   private readonly inFlight = new FlightLine<InFlight>();
-  readonly agent: http.Agent;
   private readonly service: ServiceAddress;
   private readonly streams: Streams;
   private readonly stallMs: number;
@@ -129,8 +129,14 @@ export class Upstream {
 
   constructor(private readonly opts: UpstreamOptions) {
     this.stallMs = opts.stallMs ?? 1_000;
-    this.agent = new http.Agent({ keepAlive: true, maxSockets: 256, scheduling: 'lifo' });
-    this.service = addressOf(opts, this.agent);
+    // Each connection times out after `timeoutMs` of silence, set once for its life rather than
+    // per request (node re-armed the socket's timer as each request took it and as it came back).
+    this.service = addressOf(opts, {
+      keepAlive: true,
+      maxSockets: 256,
+      scheduling: 'lifo',
+      timeout: opts.timeoutMs,
+    });
     this.streams = new Streams(opts);
     this.breaker = createBreaker(opts.name, opts.logger, opts.resetTimeoutMs);
     this.watch = setInterval(() => this.check(), WATCH_INTERVAL_MS).unref();
@@ -166,20 +172,13 @@ export class Upstream {
             res.once('close', () => {
               if (this.inFlight.has(flight)) this.settle(flight, new CallerGoneError());
             });
-            flight.upstream = forward(
-              req,
-              res,
-              this.service,
-              options,
-              {
-                answered: (status) => {
-                  this.lastAnswerAt = performance.now();
-                  this.settle(flight, status >= 500 ? new ServerErrorAnswer() : null);
-                },
-                failed: (err) => this.settle(flight, err),
+            flight.upstream = forward(req, res, this.service, options, {
+              answered: (status) => {
+                this.lastAnswerAt = performance.now();
+                this.settle(flight, status >= 500 ? new ServerErrorAnswer() : null);
               },
-              this.opts.timeoutMs,
-            );
+              failed: (err) => this.settle(flight, err),
+            });
           }),
       );
     } catch (err) {
@@ -203,7 +202,7 @@ export class Upstream {
   close(): void {
     clearInterval(this.watch);
     this.breaker.shutdown();
-    this.agent.destroy();
+    this.service.agent.destroy();
     this.streams.close();
   }
 
@@ -236,7 +235,7 @@ export class Upstream {
   }
 
   /**
-   * Fails the requests that have waited `timeoutMs` for an answer in any phase. The request's own
+   * Fails the requests that have waited `timeoutMs` for an answer in any phase. The connection's
    * timeout covers resolving, connecting and waiting for the answer, but not a wait in the agent's
    * queue for a free socket; and the watchdog does not probe while another replica keeps answering.
    */

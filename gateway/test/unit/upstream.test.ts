@@ -147,4 +147,35 @@ describe('Upstream', () => {
     const url = await front({ target: service });
     await expect(fetch(`${url}/api/v1/posts/1`).then((res) => res.text())).rejects.toThrow();
   });
+
+  it('cuts the client off within its timeout when the service goes silent mid-answer, and only then', async () => {
+    // Pieces 200 ms apart pass (the timeout bounds each silence, not the whole answer), then none.
+    const service = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      let pieces = 0;
+      const piece = setInterval(() => {
+        res.write(' ');
+        if (++pieces === 5) clearInterval(piece);
+      }, 200);
+    });
+    const url = await front({ target: service, timeoutMs: 300 });
+    const started = Date.now();
+    await expect(fetch(`${url}/api/v1/posts/1`).then((res) => res.text())).rejects.toThrow();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000 + 300);
+    expect(Date.now() - started).toBeLessThan(1_000 + 1_500);
+  });
+
+  it('keeps its connections to the service across requests, and a silent idle one is not a failure', async () => {
+    const sockets = new Set<unknown>();
+    const service = await listen((req, res) => {
+      sockets.add(req.socket);
+      res.end('{}');
+    });
+    const url = await front({ target: service, timeoutMs: 300 });
+    for (let i = 0; i < 3; i++) expect((await fetch(`${url}/api/v1/posts/1`)).status).toBe(200);
+    expect(sockets.size).toBe(1);
+    // Idle past the timeout: the connection is let go, and the next request opens another.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await fetch(`${url}/api/v1/posts/1`)).status).toBe(200);
+  });
 });
