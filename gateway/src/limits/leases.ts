@@ -19,9 +19,6 @@ export interface LeaseOptions {
 /** What a lease is checked against: each window's cap, in order. */
 type Caps = readonly Pick<WindowKey, 'limit'>[];
 
-/** Slices of this many points and more are topped up before they run out (see Leases#topUp). */
-const TOP_UP_FROM = 8;
-
 /** Unused points are given back only this long before their window ends: later, it may be the next one. */
 const RETURN_MARGIN_MS = 1_000;
 
@@ -119,16 +116,11 @@ export type Taken = { counted: Counted[]; lease: Lease | null };
  * - A lease holds at most `maxSlice` points, and at most 1/`share` of what the tightest window had
  *   left: with fewer than 2 × share left (every free account), requests are counted one by one.
  * - A request may be refused while other processes hold leased points unused: at most
- *   (processes − 1) × maxSlice. A lease serves for `ttlMs` from its last grant; what is left of it
- *   then goes back to Redis within another ttlMs / 2 (and at shutdown). One gateway process alone
- *   is exact.
+ *   (processes − 1) × maxSlice. A lease serves for `ttlMs`; what is left of it then goes back to
+ *   Redis within another ttlMs (and at shutdown). One gateway process alone is exact.
  * - Leases grow from 1 point, doubling while they run out before their time (slow start), and
  *   shrink to what the last one served when it outlived its use: a quiet account asks Redis per
  *   request, as without leases, and holds nothing unused.
- * - Slices of `TOP_UP_FROM` points or more (a busy budget with room for them) are topped up: the
- *   next one is asked for once a quarter of the current one is left, and only for what it lacks of
- *   `maxSlice`, so a busy budget's requests do not wait on Redis and the bound above holds. The
- *   grant joins the lease, which serves `ttlMs` from the last one.
  */
 export class Leases {
   private readonly held = new Map<string, Holding>();
@@ -216,11 +208,7 @@ export class Leases {
     const now = Date.now();
     holding.touched = now;
     const lease = this.usable(holding, windows, now);
-    if (!lease) return null;
-    const counted = lease.take(now);
-    if (!holding.call && lease.left <= holding.want / 4 && this.busy(holding))
-      this.topUp(holding, lease, now);
-    return { counted, lease };
+    return lease ? { counted: lease.take(now), lease } : null;
   }
 
   private usable(holding: Holding, windows: Caps, now: number): Lease | null {
@@ -236,29 +224,9 @@ export class Leases {
       this.retire(holding, old, now);
       holding.lease = null;
     }
+    const want = holding.want;
     const back = this.repay(holding, now);
     holding.windows = windows;
-    return this.call(holding, holding.want, back, now);
-  }
-
-  /**
-   * Asks for the next slice while the lease still has a quarter of one left, so that a busy budget's
-   * requests are served at once instead of waiting on Redis each time a lease runs out. It asks for
-   * no more than the lease lacks of `maxSlice`: a process never holds more than that unused.
-   */
-  private topUp(holding: Holding, lease: Lease, now: number): void {
-    // Running low before its time is what a lease running out says: a busy budget (slow start).
-    holding.want = Math.min(this.maxSlice, holding.want * 2);
-    const want = holding.want - lease.left;
-    if (want <= 0) return;
-    const back = this.repay(holding, now);
-    // Requests that find the lease empty meanwhile wait on this call; if nobody does, a failure is
-    // nobody's (the next request asks again).
-    this.call(holding, want, back, now).done.catch(() => undefined);
-  }
-
-  private call(holding: Holding, want: number, back: number[], now: number): Call {
-    const { windows } = holding;
     const call: Call = {
       windows,
       expect: Math.max(1, Math.min(want, Math.floor(holding.room / this.share))),
@@ -274,12 +242,10 @@ export class Leases {
     return call;
   }
 
-  /** Slices of TOP_UP_FROM points or more wanted, and what is left in Redis would grant them. */
-  private busy(holding: Holding): boolean {
-    return holding.want >= TOP_UP_FROM && holding.room >= TOP_UP_FROM * this.share;
-  }
-
-  /** The size of the next slice after `lease` outlived its use: what it served, up to `maxSlice`. */
+  /**
+   * The size of the next slice after `lease` outlived its use: what it served, never above
+   * `maxSlice` (a lease that took in a second grant while it still had points holds more).
+   */
   private served(lease: Lease): number {
     return Math.max(1, Math.min(this.maxSlice, lease.points - lease.left));
   }
@@ -291,9 +257,7 @@ export class Leases {
       count: grant.windows[i]!.count,
       end: sentAt + grant.windows[i]!.msLeft,
     }));
-    // Asked for under caps that have changed since (a plan change while a top-up was on its way).
-    const stale = !sameCaps(windows, holding.windows);
-    if (!stale) holding.room = Math.min(...spans.map((s) => s.limit - s.count));
+    holding.room = Math.min(...spans.map((s) => s.limit - s.count));
     const now = Date.now();
     if (grant.points === 0) {
       // Nothing taken: a full window shows 0 left, the other what it has.
@@ -304,11 +268,6 @@ export class Leases {
       }));
     }
     const fresh = new Lease(spans, grant.points, Math.min(sentAt + this.ttlMs, ...spans.map((s) => s.end)));
-    if (stale) {
-      // Never served under the new caps: owed back with the next call, or by the sweep.
-      this.retire(holding, fresh, now);
-      return null;
-    }
     const current = holding.lease;
     if (current && current.left > 0 && current.absorb(fresh)) return null;
     if (current) this.retire(holding, current, now);
