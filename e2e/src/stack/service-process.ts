@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync, type WriteStream } from 'node:fs';
+import { createWriteStream, readdirSync, readFileSync, readlinkSync, type WriteStream } from 'node:fs';
 import path from 'node:path';
 
 export type ServiceName = 'posts' | 'users' | 'webhooks' | 'gateway';
@@ -127,12 +127,51 @@ export class ServiceProcess {
       try {
         const res = await fetch(`${this.url}/readyz`, { signal: AbortSignal.timeout(2_000) });
         await res.arrayBuffer();
-        if (res.ok) return;
+        // Ready only if the answer is its own: another process that took the port meanwhile answers
+        // too, and this one then exits of EADDRINUSE (caught above, with its log).
+        if (res.ok && listensOn(child.pid!, this.spec.port)) return;
       } catch {
         // not listening yet
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     throw new Error(`${this.name} was not ready within ${READY_TIMEOUT_MS / 1000} s; log:\n${this.tail()}`);
+  }
+}
+
+/**
+ * Whether process `pid` itself listens on loopback `port`: the listening socket's inode, from the
+ * kernel's TCP tables, among the process's open files. Where /proc cannot tell, assumed so.
+ */
+function listensOn(pid: number, port: number): boolean {
+  const local = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  const listening = new Set<string>();
+  let readable = false;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    readable = true;
+    for (const line of text.split('\n').slice(1)) {
+      // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode
+      const fields = line.trim().split(/\s+/);
+      if (fields[1]?.endsWith(local) && fields[3] === '0A' && fields[9]) listening.add(fields[9]);
+    }
+  }
+  if (!readable) return true;
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+        return inode !== undefined && listening.has(inode);
+      } catch {
+        return false; // closed meanwhile
+      }
+    });
+  } catch {
+    return false; // the process is gone
   }
 }
