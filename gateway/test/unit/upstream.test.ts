@@ -177,5 +177,6 @@ describe('Upstream', () => {
     // Idle past the timeout: the connection is let go, and the next request opens another.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await fetch(`${url}/api/v1/posts/1`)).status).toBe(200);
+    expect(sockets.size).toBe(2);
   });
 });
