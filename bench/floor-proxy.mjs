@@ -10,6 +10,7 @@
 import { createHash, createHmac, createSecretKey, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import process from 'node:process';
+import './keep-tick-shape.mjs';
 
 const [port, upstreamPort] = process.argv.slice(2, 4).map(Number);
 const [token, key, userId] = process.argv.slice(4);

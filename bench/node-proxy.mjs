@@ -1,9 +1,11 @@
 // The floor for any Node.js reverse proxy on this machine: no auth, no limits, no framework —
-// node:http server piping to node:http client with a keep-alive agent. `bench:gateway` runs it as
+// node:http server piping to node:http client with a keep-alive agent (and the one kept tick object
+// every service keeps, bench/keep-tick-shape.mjs). `bench:gateway` runs it as
 // the `node` target so the gateway's own cost can be told apart from Node's HTTP stack.
 // Usage: node bench/node-proxy.mjs <listen port> <upstream port>
 import http from 'node:http';
 import process from 'node:process';
+import './keep-tick-shape.mjs';
 
 const [port, upstreamPort] = process.argv.slice(2).map(Number);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
