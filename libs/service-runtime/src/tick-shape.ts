@@ -36,7 +36,7 @@ export function keepTickObjectShape(): void {
   }
 }
 
-/** Whether a tick object is being kept (for tests). */
-export const keepsTickObject = (): boolean => kept !== undefined;
+/** The tick object kept, if any (for tests). */
+export const keptTickObject = (): object | undefined => kept;
 
 function noop(): void {}

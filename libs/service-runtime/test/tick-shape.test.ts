@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { keepsTickObject, keepTickObjectShape } from '@community/service-runtime';
+import { keptTickObject, keepTickObjectShape } from '@community/service-runtime';
 
 /**
  * V8's feedback for the object literal process.nextTick builds each tick object with, after major
@@ -50,8 +50,12 @@ describe('keepTickObjectShape', () => {
   });
 
   it('keeps one tick object, however often it is called', () => {
+    expect(keptTickObject()).toBeUndefined();
     keepTickObjectShape();
+    const kept = keptTickObject();
+    // The object process.nextTick made, with its callback and arguments.
+    expect(Object.keys(kept ?? {})).toEqual(['callback', 'args']);
     keepTickObjectShape();
-    expect(keepsTickObject()).toBe(true);
+    expect(keptTickObject()).toBe(kept);
   });
 });
