@@ -14,4 +14,5 @@ const hook = createHook({
 hook.enable();
 process.nextTick(() => {});
 hook.disable();
+// Exported: the module holds it, and with it the tick objects' maps, for the process's life.
 export const keptTickObject = kept;

@@ -170,5 +170,4 @@ function crashAfterCommit(): ((key: string) => void) | undefined {
 export { PendingBatch, type PendingBatchOptions } from './pending-batch';
 export { applyMigrations, runMigrations, type ServiceSchema } from './migrations';
 export { runService, lostConnectionRejections, type Stoppable } from './lifecycle';
-export { keepTickObjectShape, keptTickObject } from './tick-shape';
 export { IdempotencyKeySweeper } from './idempotency-sweeper';

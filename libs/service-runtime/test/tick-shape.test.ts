@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { keptTickObject, keepTickObjectShape } from '@community/service-runtime';
+import { keptTickObject, keepTickObjectShape } from '../src/tick-shape';
 
 /**
  * V8's feedback for the object literal process.nextTick builds each tick object with, after major
