@@ -1,20 +1,42 @@
-import http, {
-  type ClientRequest,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-  type ServerResponse,
-} from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { LookupFunction } from 'node:net';
+import { Pool, type Dispatcher } from 'undici';
 
-/** Where a service listens, and the connections to it. */
+/** Where a service listens: a pool of connections to it (undici's), and how long it may be silent. */
 export interface ServiceAddress {
-  hostname: string;
-  port: number;
-  agent: http.Agent;
-  /** The silence after which the agent's connections time out (its `timeout` option), if any. */
-  timeoutMs?: number;
-  /** DNS for the service's name (tests stand in one that never answers). */
+  pool: Pool;
+  /** How long the service may take to answer the request's head once it is sent. */
+  headersTimeoutMs: number;
+  /** How long it may be silent between pieces of the answer's body (0: no limit, for streams). */
+  bodyTimeoutMs: number;
+}
+
+export interface PoolOptions {
+  /** The service's URL: only its origin counts. */
+  target: string;
+  /** Each silence of the service: resolving and connecting, waiting for the head, between pieces. */
+  timeoutMs: number;
+  /** Whether the body may be silent for good (Server-Sent Events): only its head is timed then. */
+  endless?: boolean;
+  /** DNS for the service's name: node's by default (tests stand in one that never answers). */
   lookup?: LookupFunction;
+}
+
+/**
+ * A service's connections: kept alive while used, let go after `timeoutMs` idle (sooner if the
+ * service says so in its Keep-Alive). `connect.timeout` bounds resolving the name and connecting:
+ * a connection that hangs (a restarted container's old address, DNS that never answers) would
+ * otherwise wait for the kernel's minutes.
+ */
+export function serviceAddress({ target, timeoutMs, endless = false, lookup }: PoolOptions): ServiceAddress {
+  const pool = new Pool(new URL(target).origin, {
+    connections: 256,
+    pipelining: 1,
+    connect: lookup ? { timeout: timeoutMs, lookup } : { timeout: timeoutMs },
+    keepAliveTimeout: timeoutMs,
+    keepAliveMaxTimeout: timeoutMs,
+  });
+  return { pool, headersTimeoutMs: timeoutMs, bodyTimeoutMs: endless ? 0 : timeoutMs };
 }
 
 export interface ForwardOptions {
@@ -33,14 +55,16 @@ export interface Exchange {
   failed(err: Error): void;
 }
 
-/** Nothing came from the service within the timeout: not while connecting, not while waiting. */
-export class UpstreamTimeoutError extends Error {
-  readonly code = 'ETIMEDOUT';
+/** A request on its way to the service, or its answer on its way back. */
+export interface Forwarded {
+  /** Cuts it, whether it still waits for a connection or is under way. */
+  abort(reason: Error): void;
 }
 
 /**
  * Hop-by-hop headers (RFC 9110 §7.6.1): they describe one connection, never the next one. The
- * request's body is sent with a length of its own.
+ * request's body is sent with a length of its own; `Expect: 100-continue` was the gateway's to
+ * answer, since it reads the whole body before forwarding.
  */
 const HOP_BY_HOP = new Set([
   'connection',
@@ -52,16 +76,15 @@ const HOP_BY_HOP = new Set([
   'trailer',
   'transfer-encoding',
   'upgrade',
+  'expect',
 ]);
 
 /**
- * Sends the client's request to a service and the service's answer to the client, on node:http
- * alone: the client's headers without the hop-by-hop ones, `X-Forwarded-For/-Port/-Proto/-Host`
- * appended to (as a proxy adds its hop), the extra headers signed over the path sent, the body read
- * already. The service's `timeoutMs` (its agent's connection timeout) bounds every silence of the
- * service's side, connecting and resolving its name included — a connection that hangs (a restarted
- * container's old address, DNS that never answers) would otherwise wait for the kernel's minutes —
- * and each piece of the answer's body.
+ * Sends the client's request to a service and the service's answer to the client: the client's
+ * headers without the hop-by-hop ones, `X-Forwarded-For/-Port/-Proto/-Host` appended to (as a proxy
+ * adds its hop), the extra headers signed over the path sent, the body read already. The service's
+ * timeouts bound each of its silences: connecting (its name resolved included), the head, and each
+ * piece of the answer's body.
  *
  * `exchange` hears once: the answer's status, or the failure that leaves no answer. A service that
  * breaks off mid-answer cuts the client's answer too, so it never looks complete.
@@ -72,60 +95,112 @@ export function forward(
   service: ServiceAddress,
   { body, headersFor, onAnswer }: ForwardOptions,
   exchange: Exchange,
-): ClientRequest {
+): Forwarded {
   const path = outgoingPath(req.url ?? '/');
   const headers = outgoingHeaders(req);
   if (headersFor) Object.assign(headers, headersFor(path));
   if (body) headers['content-length'] = String(body.length);
-
-  let heard = false;
-  const fail = (err: Error) => {
-    if (heard) return;
-    heard = true;
-    exchange.failed(err);
-  };
-  const upstream = http.request({
-    hostname: service.hostname,
-    port: service.port,
-    lookup: service.lookup,
-    agent: service.agent,
-    method: req.method,
-    path,
-    headers,
-  });
-  const { timeoutMs } = service;
-  if (timeoutMs !== undefined)
-    upstream.once('timeout', () => {
-      const err = new UpstreamTimeoutError(`no answer within ${timeoutMs} ms`);
-      fail(err);
-      upstream.destroy(err);
-    });
-  upstream.on('error', fail);
-  upstream.once('response', (answer) => {
-    const status = answer.statusCode ?? 502;
-    heard = true;
-    onAnswer?.(status);
-    exchange.answered(status);
-    res.statusCode = status;
-    if (answer.statusMessage) res.statusMessage = answer.statusMessage;
-    const answerHeaders = answer.headers;
-    for (const name in answerHeaders) {
-      const value = answerHeaders[name];
-      if (value !== undefined && !HOP_BY_HOP.has(name)) res.setHeader(name, value);
-    }
-    // A service gone mid-answer: the client must not take a cut answer for a whole one.
-    answer.once('close', () => {
-      if (!answer.complete && !res.destroyed) res.destroy();
-    });
-    answer.pipe(res);
-  });
+  const relay = new Relay(res, exchange, onAnswer);
   // The client gone: its answer is nobody's any more.
   res.once('close', () => {
-    if (!res.writableFinished) upstream.destroy();
+    if (!res.writableFinished) relay.abort(new Error('the client went away'));
   });
-  upstream.end(body);
-  return upstream;
+  service.pool.dispatch(
+    {
+      method: req.method ?? 'GET',
+      path,
+      headers,
+      body: body ?? null,
+      headersTimeout: service.headersTimeoutMs,
+      bodyTimeout: service.bodyTimeoutMs,
+    },
+    relay,
+  );
+  return relay;
 }
+
+/** One exchange's handler: the service's answer, piece by piece, to the client. */
+class Relay implements Dispatcher.DispatchHandler, Forwarded {
+  private controller: Dispatcher.DispatchController | null = null;
+  private cut: Error | null = null;
+  private heard = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly exchange: Exchange,
+    private readonly onAnswer: ((status: number) => void) | undefined,
+  ) {}
+
+  abort(reason: Error): void {
+    if (this.cut) return;
+    this.cut = reason;
+    // Still waiting for a connection: cut as soon as it gets one (onRequestStart).
+    this.controller?.abort(reason);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.cut) controller.abort(this.cut);
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    status: number,
+    _parsed: IncomingHttpHeaders,
+    statusMessage?: string,
+  ): void {
+    // An informational answer (1xx) is not the answer.
+    if (status < 200 || this.heard) return;
+    this.heard = true;
+    this.onAnswer?.(status);
+    this.exchange.answered(status);
+    const res = this.res;
+    res.statusCode = status;
+    if (statusMessage) res.statusMessage = statusMessage;
+    copyAnswerHeaders(controller.rawHeaders as (Buffer | string)[], res);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.res.write(chunk)) return;
+    controller.pause();
+    this.res.once('drain', () => controller.resume());
+  }
+
+  onResponseEnd(): void {
+    this.res.end();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    if (!this.heard) {
+      this.heard = true;
+      this.exchange.failed(err);
+    } else if (!this.res.destroyed) {
+      // A service gone mid-answer: the client must not take a cut answer for a whole one.
+      this.res.destroy();
+    }
+  }
+}
+
+/**
+ * The answer's headers as the service sent them, bytes for bytes (latin1, as node reads and writes
+ * them), without the hop-by-hop ones; they replace any the gateway set under the same name, and a
+ * name the service repeats (Set-Cookie) is repeated.
+ */
+function copyAnswerHeaders(raw: (Buffer | string)[], res: ServerResponse): void {
+  const copied: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = latin1(raw[i]!).toLowerCase();
+    if (HOP_BY_HOP.has(name)) continue;
+    const value = latin1(raw[i + 1]!);
+    if (copied.includes(name)) res.appendHeader(name, value);
+    else {
+      copied.push(name);
+      res.setHeader(name, value);
+    }
+  }
+}
+
+const latin1 = (bytes: Buffer | string) => (typeof bytes === 'string' ? bytes : bytes.toString('latin1'));
 
 /** The path and query as sent: a request in absolute form (`GET http://host/p`) keeps only those. */
 function outgoingPath(url: string): string {

@@ -1,9 +1,9 @@
-import http, { type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import type { Logger } from '@community/logging';
 import { breakerState, CallerGoneError, createBreaker, type Breaker } from './breaker';
 import { FlightLine, type InLine } from './flight-line';
-import { forward, type ForwardOptions, type ServiceAddress } from './forward';
+import { forward, serviceAddress, type Forwarded, type ForwardOptions, type ServiceAddress } from './forward';
 import { answersHealthz } from './liveness';
 import type { UpstreamName } from './route-table';
 
@@ -34,46 +34,36 @@ interface InFlight extends InLine<InFlight> {
   started: number;
   resolve(): void;
   reject(err: Error): void;
-  upstream?: ClientRequest;
-}
-
-/** The service's address, with an agent of its own made with `agentOptions`. */
-function addressOf(opts: UpstreamOptions, agentOptions: http.AgentOptions): ServiceAddress {
-  const url = new URL(opts.target);
-  return {
-    // node:http takes an IPv6 literal without its brackets.
-    hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-    port: Number(url.port || 80),
-    agent: new http.Agent(agentOptions),
-    timeoutMs: agentOptions.timeout,
-    lookup: opts.lookup,
-  };
+  upstream?: Forwarded;
 }
 
 /**
- * The long-lived answers of one service: no timeout once the head came, on an agent of their own
- * (they would hold the request pool's sockets for hours); the head must come within `timeoutMs`.
+ * The long-lived answers of one service: no timeout once the head came, on connections of their own
+ * (they would hold the request pool's for hours); the head must come within `timeoutMs`.
  */
 class Streams {
   private readonly service: ServiceAddress;
 
   constructor(private readonly opts: UpstreamOptions) {
-    this.service = addressOf(opts, { keepAlive: false });
+    this.service = serviceAddress({ ...opts, endless: true });
   }
 
   relay(req: IncomingMessage, res: ServerResponse, options: ForwardOptions): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       let settled = false;
+      // Assigned below: a request the service cannot be sent fails before forward() returns.
+      let upstream: Forwarded | null = null;
+      let timer: NodeJS.Timeout | undefined = undefined;
       const settle = (err?: Error) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         if (err) {
-          upstream.destroy();
+          upstream?.abort(err);
           reject(err);
         } else resolve();
       };
-      const upstream = forward(req, res, this.service, options, {
+      upstream = forward(req, res, this.service, options, {
         answered: () => settle(),
         failed: (err) => {
           // A service that dies before its head, while the client waits: the caller answers 503.
@@ -81,7 +71,8 @@ class Streams {
           if (res.headersSent) res.destroy();
         },
       });
-      const timer = setTimeout(
+      if (settled) return;
+      timer = setTimeout(
         () => settle(new StalledError(`the ${this.opts.name} service did not answer`)),
         this.opts.timeoutMs,
       );
@@ -91,7 +82,7 @@ class Streams {
   }
 
   close(): void {
-    this.service.agent.destroy();
+    void this.service.pool.destroy();
   }
 }
 
@@ -129,14 +120,7 @@ export class Upstream {
 
   constructor(private readonly opts: UpstreamOptions) {
     this.stallMs = opts.stallMs ?? 1_000;
-    // Each connection times out after `timeoutMs` of silence, set once for its life rather than
-    // per request (node re-armed the socket's timer as each request took it and as it came back).
-    this.service = addressOf(opts, {
-      keepAlive: true,
-      maxSockets: 256,
-      scheduling: 'lifo',
-      timeout: opts.timeoutMs,
-    });
+    this.service = serviceAddress(opts);
     this.streams = new Streams(opts);
     this.breaker = createBreaker(opts.name, opts.logger, opts.resetTimeoutMs);
     this.watch = setInterval(() => this.check(), WATCH_INTERVAL_MS).unref();
@@ -202,7 +186,7 @@ export class Upstream {
   close(): void {
     clearInterval(this.watch);
     this.breaker.shutdown();
-    this.service.agent.destroy();
+    void this.service.pool.destroy();
     this.streams.close();
   }
 
@@ -259,8 +243,9 @@ export class Upstream {
 
   /** Fails a request waiting on the service (the caller answers 503) and cuts its connection. */
   private abandon(flight: InFlight, what: string): void {
-    this.settle(flight, new StalledError(`the ${this.opts.name} service ${what}`));
-    flight.upstream?.destroy();
+    const err = new StalledError(`the ${this.opts.name} service ${what}`);
+    this.settle(flight, err);
+    flight.upstream?.abort(err);
   }
 
   private recovered(): void {

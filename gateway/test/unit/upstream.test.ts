@@ -123,6 +123,30 @@ describe('Upstream', () => {
     expect(res.text).toBe('{"ok":true}');
   });
 
+  it('answers a client that asked to be told to continue, and does not pass that ask on', async () => {
+    // The gateway has read the body by the time it forwards: the service has nothing to say to it.
+    let seen: http.IncomingHttpHeaders = {};
+    const service = await listen((req, res) => {
+      seen = req.headers;
+      res.writeHead(201).end('{}');
+    });
+    const url = await front({ target: service });
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(`${url}/api/v1/posts`, {
+        method: 'POST',
+        headers: { expect: '100-continue', 'content-type': 'application/json', 'content-length': '2' },
+      });
+      req.once('continue', () => req.end('{}'));
+      req.once('response', (answer) => {
+        answer.resume();
+        resolve(answer.statusCode ?? 0);
+      });
+      req.once('error', reject);
+    });
+    expect(status).toBe(201);
+    expect(seen.expect).toBeUndefined();
+  });
+
   it('leaves a slow service alone when its probe goes unanswered but requests keep being answered', async () => {
     // A starved machine: every request is answered after 400 ms, /healthz not within the probe's time.
     const service = await listen((req, res) => {
