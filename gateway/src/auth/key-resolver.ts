@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { resolvedKeySchema, type ResolvedKey } from '@community/contracts';
 import type { Registry } from 'prom-client';
 import { Tally } from '@community/http-kit';
@@ -25,7 +25,8 @@ const LOOKUPS = {
   miss: Object.freeze({ result: 'miss' }),
 };
 
-export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+/** How keys are stored (users-service keeps their SHA-256 only): once per request, so one-shot. */
+export const hashKey = (key: string) => hash('sha256', key, 'hex');
 
 // API keys and access tokens number their ids separately.
 const credentialId = (value: ResolvedKey) => `${value.credential ?? 'api_key'}:${value.key_id}`;

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { Pool, type Dispatcher } from 'undici';
+import { CallerGoneError } from './breaker';
 
 /** Where a service listens: a pool of connections to it (undici's), and how long it may be silent. */
 export interface ServiceAddress {
@@ -20,6 +21,8 @@ export interface PoolOptions {
   endless?: boolean;
   /** DNS for the service's name: node's by default (tests stand in one that never answers). */
   lookup?: LookupFunction;
+  /** Connections to the service at most (256; null: no limit); requests beyond wait for one. */
+  connections?: number | null;
 }
 
 /**
@@ -28,9 +31,15 @@ export interface PoolOptions {
  * a connection that hangs (a restarted container's old address, DNS that never answers) would
  * otherwise wait for the kernel's minutes.
  */
-export function serviceAddress({ target, timeoutMs, endless = false, lookup }: PoolOptions): ServiceAddress {
+export function serviceAddress({
+  target,
+  timeoutMs,
+  endless = false,
+  lookup,
+  connections = 256,
+}: PoolOptions): ServiceAddress {
   const pool = new Pool(new URL(target).origin, {
-    connections: 256,
+    connections,
     pipelining: 1,
     connect: lookup ? { timeout: timeoutMs, lookup } : { timeout: timeoutMs },
     keepAliveTimeout: timeoutMs,
@@ -51,7 +60,10 @@ export interface ForwardOptions {
 export interface Exchange {
   /** The service's answer head arrived; it is being passed on to the client. */
   answered(status: number): void;
-  /** There will be no answer head: the connection failed, timed out or the request was cut. */
+  /**
+   * There will be no answer head: the connection failed, timed out or the request was cut — by the
+   * caller ({@link Forwarded.abort}'s reason) or by the client going away ({@link CallerGoneError}).
+   */
   failed(err: Error): void;
 }
 
@@ -103,7 +115,7 @@ export function forward(
   const relay = new Relay(res, exchange, onAnswer);
   // The client gone: its answer is nobody's any more.
   res.once('close', () => {
-    if (!res.writableFinished) relay.abort(new Error('the client went away'));
+    if (!res.writableFinished) relay.abort(new CallerGoneError());
   });
   service.pool.dispatch(
     {
@@ -123,7 +135,10 @@ export function forward(
 class Relay implements Dispatcher.DispatchHandler, Forwarded {
   private controller: Dispatcher.DispatchController | null = null;
   private cut: Error | null = null;
-  private heard = false;
+  /** The exchange heard its one word: the answer's status or the failure. */
+  private told = false;
+  /** The answer's head went to the client. */
+  private answering = false;
 
   constructor(
     private readonly res: ServerResponse,
@@ -134,6 +149,7 @@ class Relay implements Dispatcher.DispatchHandler, Forwarded {
   abort(reason: Error): void {
     if (this.cut) return;
     this.cut = reason;
+    this.fail(reason);
     // Still waiting for a connection: cut as soon as it gets one (onRequestStart).
     this.controller?.abort(reason);
   }
@@ -150,8 +166,9 @@ class Relay implements Dispatcher.DispatchHandler, Forwarded {
     statusMessage?: string,
   ): void {
     // An informational answer (1xx) is not the answer.
-    if (status < 200 || this.heard) return;
-    this.heard = true;
+    if (status < 200 || this.told) return;
+    this.told = true;
+    this.answering = true;
     this.onAnswer?.(status);
     this.exchange.answered(status);
     const res = this.res;
@@ -171,13 +188,17 @@ class Relay implements Dispatcher.DispatchHandler, Forwarded {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
-    if (!this.heard) {
-      this.heard = true;
-      this.exchange.failed(err);
-    } else if (!this.res.destroyed) {
-      // A service gone mid-answer: the client must not take a cut answer for a whole one.
-      this.res.destroy();
-    }
+    // A service gone mid-answer: the client must not take a cut answer for a whole one.
+    if (this.answering) {
+      if (!this.res.destroyed) this.res.destroy();
+    } else this.fail(err);
+  }
+
+  /** Tells the exchange there will be no answer, unless it heard already. */
+  private fail(err: Error): void {
+    if (this.told) return;
+    this.told = true;
+    this.exchange.failed(err);
   }
 }
 

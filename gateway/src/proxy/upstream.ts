@@ -27,6 +27,8 @@ export interface UpstreamOptions {
   resetTimeoutMs?: number;
   /** DNS for the service's name: node's by default (tests stand in one that never answers). */
   lookup?: LookupFunction;
+  /** At most this many requests on their way to the service at once (256); more wait their turn. */
+  connections?: number;
 }
 
 /** A request waiting on the service. */
@@ -45,7 +47,8 @@ class Streams {
   private readonly service: ServiceAddress;
 
   constructor(private readonly opts: UpstreamOptions) {
-    this.service = serviceAddress({ ...opts, endless: true });
+    // As many as are open: the open streams are capped per account (streams/open-streams.ts).
+    this.service = serviceAddress({ ...opts, endless: true, connections: null });
   }
 
   relay(req: IncomingMessage, res: ServerResponse, options: ForwardOptions): Promise<void> {
@@ -66,6 +69,8 @@ class Streams {
       upstream = forward(req, res, this.service, options, {
         answered: () => settle(),
         failed: (err) => {
+          // The client gone first: nobody to answer, and nothing the service did.
+          if (err instanceof CallerGoneError) return settle();
           // A service that dies before its head, while the client waits: the caller answers 503.
           settle(err);
           if (res.headersSent) res.destroy();
@@ -150,12 +155,6 @@ export class Upstream {
           new Promise<void>((resolve, reject) => {
             const flight: InFlight = { started: performance.now(), resolve, reject, prev: null, next: null };
             this.inFlight.add(flight);
-            // 'close' follows every answer: only one still in flight means the caller left (an
-            // Error per request would cost a stack trace each time). Heard before forward()'s own
-            // 'close' listener cuts the service's request, whose error then finds nothing to fail.
-            res.once('close', () => {
-              if (this.inFlight.has(flight)) this.settle(flight, new CallerGoneError());
-            });
             flight.upstream = forward(req, res, this.service, options, {
               answered: (status) => {
                 this.lastAnswerAt = performance.now();

@@ -147,6 +147,24 @@ describe('Upstream', () => {
     expect(seen.expect).toBeUndefined();
   });
 
+  it('never sends a request whose client left while it waited for a connection', async () => {
+    const seen: string[] = [];
+    const service = await listen((req, res) => {
+      seen.push(req.url ?? '');
+      setTimeout(() => res.end('{}'), 300);
+    });
+    const url = await front({ target: service, connections: 1 });
+    const first = fetch(`${url}/api/v1/posts/1`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The one connection is busy: this one waits its turn, and its client gives up meanwhile.
+    await expect(fetch(`${url}/api/v1/posts/2`, { signal: AbortSignal.timeout(100) })).rejects.toThrow();
+    expect((await first).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(seen).toEqual(['/api/v1/posts/1']);
+    expect((await fetch(`${url}/api/v1/posts/3`)).status).toBe(200);
+    expect(seen).toEqual(['/api/v1/posts/1', '/api/v1/posts/3']);
+  });
+
   it('leaves a slow service alone when its probe goes unanswered but requests keep being answered', async () => {
     // A starved machine: every request is answered after 400 ms, /healthz not within the probe's time.
     const service = await listen((req, res) => {
