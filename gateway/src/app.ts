@@ -77,7 +77,9 @@ export function buildApp(deps: GatewayAppDeps): RequestListener {
       const durationMs = performance.now() - started;
       const method = req.method ?? 'GET';
       record(method, entry.route, res.statusCode, durationMs / 1000);
-      logAccess(logger, { method, ...entry, status: res.statusCode, durationMs });
+      // Every access line is info or debug: a logger above info writes none, so nothing is gathered.
+      if (logger.isLevelEnabled('info'))
+        logAccess(logger, { method, ...entry, status: res.statusCode, durationMs });
     });
 
     if (PROBE_PATHS.has(entry.path)) {
