@@ -112,7 +112,7 @@ export function forward(
   const headers = outgoingHeaders(req);
   if (headersFor) Object.assign(headers, headersFor(path));
   if (body) headers['content-length'] = String(body.length);
-  const relay = new Relay(res, exchange, onAnswer);
+  const relay = new Relay(res, exchange, onAnswer, service.bodyTimeoutMs);
   // The client gone: its answer is nobody's any more.
   res.once('close', () => {
     if (!res.writableFinished) relay.abort(new CallerGoneError());
@@ -139,16 +139,21 @@ class Relay implements Dispatcher.DispatchHandler, Forwarded {
   private told = false;
   /** The answer's head went to the client. */
   private answering = false;
+  /** Runs out when the client leaves the answer unread too long. */
+  private unread: NodeJS.Timeout | undefined = undefined;
 
   constructor(
     private readonly res: ServerResponse,
     private readonly exchange: Exchange,
     private readonly onAnswer: ((status: number) => void) | undefined,
+    /** How long the client may leave the answer unread, as the service may leave it unsent. */
+    private readonly unreadTimeoutMs: number,
   ) {}
 
   abort(reason: Error): void {
     if (this.cut) return;
     this.cut = reason;
+    clearTimeout(this.unread);
     this.fail(reason);
     // Still waiting for a connection: cut as soon as it gets one (onRequestStart).
     this.controller?.abort(reason);
@@ -179,8 +184,18 @@ class Relay implements Dispatcher.DispatchHandler, Forwarded {
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.res.write(chunk)) return;
+    // The client reads slower than the service sends: the service waits (no body timeout while
+    // paused) — but not for a client that stopped reading, which would hold its connection for good.
     controller.pause();
-    this.res.once('drain', () => controller.resume());
+    if (this.unreadTimeoutMs > 0)
+      this.unread = setTimeout(
+        () => this.abort(new Error('the client stopped reading')),
+        this.unreadTimeoutMs,
+      );
+    this.res.once('drain', () => {
+      clearTimeout(this.unread);
+      controller.resume();
+    });
   }
 
   onResponseEnd(): void {
@@ -188,6 +203,7 @@ class Relay implements Dispatcher.DispatchHandler, Forwarded {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    clearTimeout(this.unread);
     // A service gone mid-answer: the client must not take a cut answer for a whole one.
     if (this.answering) {
       if (!this.res.destroyed) this.res.destroy();

@@ -165,6 +165,73 @@ describe('Upstream', () => {
     expect(seen).toEqual(['/api/v1/posts/1', '/api/v1/posts/3']);
   });
 
+  it('holds the service back while the client does not read, rather than the answer in memory', async () => {
+    // A client that never reads a large answer: what the gateway takes from the service must stop
+    // at what the connections' buffers hold (tens of MiB on loopback at most), never the whole answer.
+    const total = 128 * 1024 * 1024;
+    let written = 0;
+    const service = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(total) });
+      const piece = Buffer.alloc(64 * 1024);
+      const pump = () => {
+        while (written < total) {
+          written += piece.length;
+          if (!res.write(piece)) return;
+        }
+        res.end();
+      };
+      res.on('drain', pump);
+      pump();
+    });
+    const url = await front({ target: service, timeoutMs: 5_000 });
+    const answer = await new Promise<http.IncomingMessage>((resolve, reject) =>
+      http.get(`${url}/api/v1/posts/1`, resolve).on('error', reject),
+    );
+    answer.pause();
+    // Until the service can get rid of nothing more.
+    for (let before = -1; written !== before;) {
+      before = written;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(written).toBeLessThan(48 * 1024 * 1024);
+    // The client reads at last: the service goes on, and the whole answer arrives.
+    let received = 0;
+    answer.on('data', (chunk: Buffer) => (received += chunk.length));
+    answer.resume();
+    await new Promise((resolve) => answer.once('end', resolve));
+    expect(received).toBe(total);
+  });
+
+  it('cuts a client that leaves the answer unread for its timeout, and frees the service', async () => {
+    // Otherwise a client that stops reading would hold a connection to the service for good.
+    let serviceGone: () => void = () => {};
+    const freed = new Promise<void>((resolve) => (serviceGone = resolve));
+    const service = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const piece = Buffer.alloc(64 * 1024);
+      const pump = () => {
+        while (res.write(piece));
+      };
+      res.on('drain', pump);
+      res.on('close', () => serviceGone());
+      pump();
+    });
+    const url = await front({ target: service, timeoutMs: 300 });
+    const answer = await new Promise<http.IncomingMessage>((resolve, reject) =>
+      http.get(`${url}/api/v1/posts/1`, resolve).on('error', reject),
+    );
+    answer.pause();
+    const started = Date.now();
+    const gaveUp = new Promise<void>((resolve) => setTimeout(resolve, 3_000).unref());
+    await Promise.race([freed, gaveUp]);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    // Reading again, the client finds its answer cut short, never complete.
+    answer.on('error', () => {});
+    const cut = new Promise<boolean>((resolve) => answer.once('close', () => resolve(!answer.complete)));
+    answer.resume();
+    expect(await cut).toBe(true);
+  });
+
   it('leaves a slow service alone when its probe goes unanswered but requests keep being answered', async () => {
     // A starved machine: every request is answered after 400 ms, /healthz not within the probe's time.
     const service = await listen((req, res) => {
