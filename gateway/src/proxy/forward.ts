@@ -219,7 +219,7 @@ class Relay implements Dispatcher.DispatchHandler, Forwarded {
 }
 
 /**
- * The answer's headers as the service sent them, bytes for bytes (latin1, as node reads and writes
+ * The answer's headers as the service sent them, byte for byte (latin1, as node reads and writes
  * them), without the hop-by-hop ones; they replace any the gateway set under the same name, and a
  * name the service repeats (Set-Cookie) is repeated.
  */
