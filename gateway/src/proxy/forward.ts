@@ -3,12 +3,13 @@ import type { LookupFunction } from 'node:net';
 import { Pool, type Dispatcher } from 'undici';
 import { CallerGoneError } from './breaker';
 
-/** Where a service listens: a pool of connections to it (undici's), and how long it may be silent. */
+/** Where a service listens: a pool of connections to it (undici's), which times the service. */
 export interface ServiceAddress {
   pool: Pool;
-  /** How long the service may take to answer the request's head once it is sent. */
-  headersTimeoutMs: number;
-  /** How long it may be silent between pieces of the answer's body (0: no limit, for streams). */
+  /**
+   * How long the answer's body may stand still: the pool's limit on the service's silences between
+   * pieces, and the gateway's on a client that leaves a piece unread (0: no limit, for streams).
+   */
   bodyTimeoutMs: number;
 }
 
@@ -29,7 +30,8 @@ export interface PoolOptions {
  * A service's connections: kept alive while used, let go after `timeoutMs` idle (sooner if the
  * service says so in its Keep-Alive). `connect.timeout` bounds resolving the name and connecting:
  * a connection that hangs (a restarted container's old address, DNS that never answers) would
- * otherwise wait for the kernel's minutes.
+ * otherwise wait for the kernel's minutes; `headersTimeout` the wait for the answer's head,
+ * `bodyTimeout` each wait for a piece of its body.
  */
 export function serviceAddress({
   target,
@@ -38,14 +40,17 @@ export function serviceAddress({
   lookup,
   connections = 256,
 }: PoolOptions): ServiceAddress {
+  const bodyTimeoutMs = endless ? 0 : timeoutMs;
   const pool = new Pool(new URL(target).origin, {
     connections,
     pipelining: 1,
-    connect: lookup ? { timeout: timeoutMs, lookup } : { timeout: timeoutMs },
+    connect: { timeout: timeoutMs, lookup },
+    headersTimeout: timeoutMs,
+    bodyTimeout: bodyTimeoutMs,
     keepAliveTimeout: timeoutMs,
     keepAliveMaxTimeout: timeoutMs,
   });
-  return { pool, headersTimeoutMs: timeoutMs, bodyTimeoutMs: endless ? 0 : timeoutMs };
+  return { pool, bodyTimeoutMs };
 }
 
 export interface ForwardOptions {
@@ -117,17 +122,7 @@ export function forward(
   res.once('close', () => {
     if (!res.writableFinished) relay.abort(new CallerGoneError());
   });
-  service.pool.dispatch(
-    {
-      method: req.method ?? 'GET',
-      path,
-      headers,
-      body: body ?? null,
-      headersTimeout: service.headersTimeoutMs,
-      bodyTimeout: service.bodyTimeoutMs,
-    },
-    relay,
-  );
+  service.pool.dispatch({ method: req.method ?? 'GET', path, headers, body: body ?? null }, relay);
   return relay;
 }
 
