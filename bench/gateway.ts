@@ -20,7 +20,9 @@
  *      also an UPDATE of its view count, and a single hot row would serialise on its row lock and
  *      pile up dead row versions, slowing later runs), BENCH_THREADS (1 wrk thread),
  *      BENCH_TARGETS (direct,nginx,node,floor,gateway,gateway304; node is bench/node-proxy.mjs, a bare
- *      node:http proxy: the floor for any Node proxy on this machine; floor is bench/floor-proxy.mjs,
+ *      node:http proxy: the floor for any Node proxy on this machine; undici (not in the default
+ *      list) is bench/undici-proxy.mjs, a bare proxy on undici's pool, the client the gateway uses;
+ *      floor is bench/floor-proxy.mjs,
  *      that proxy plus only the per-request work of this API's contract (key hash, signed identity,
  *      limit and cache headers): the floor for a Node gateway of this API; gateway304 sends each post's
  *      current ETag in If-None-Match, so every answer is a free 304, DESIGN.md §10), BENCH_LOG_LEVEL (warn, for all three services),
@@ -104,6 +106,8 @@ const COMPARE_ROOT = process.env.BENCH_COMPARE_ROOT
 const TARGETS = (process.env.BENCH_TARGETS ?? 'direct,nginx,node,floor,gateway,gateway304')
   .split(',')
   .map((t) => t.trim())
+  .filter((t) => t !== 'baseline')
+  // Once, whether or not BENCH_TARGETS names it too.
   .concat(process.env.BENCH_BASELINE ? ['baseline'] : []);
 
 const TARGET_ADDED_P50_MS = 2;
@@ -122,6 +126,7 @@ const KNOWN_TARGETS = [
   'compare',
   'nginx',
   'node',
+  'undici',
   'floor',
   'gateway',
   'gateway304',
@@ -399,6 +404,7 @@ function plans(
     compare: { target: 'compare', url: targets.compare, requests: signed() },
     nginx: { target: 'nginx', url: targets.nginx, requests: signed() },
     node: { target: 'node', url: targets.node, requests: signed() },
+    undici: { target: 'undici', url: targets.undici, requests: signed() },
     floor: { target: 'floor', url: targets.floor, requests: withKey() },
     gateway: { target: 'gateway', url: targets.gateway, requests: withKey() },
     baseline: { target: 'baseline', url: targets.baseline, requests: withKey() },
@@ -481,6 +487,7 @@ const CPU_GROUPS = [
   'wrk',
   'nginx',
   'node',
+  'undici',
   'floor',
   'gateway',
   'baseline',
@@ -607,6 +614,19 @@ function report(rows: Row[], targets: Target[], connections: number): void {
         (viaNginx ? `, contract floor / nginx throughput ${(floor.rps / viaNginx.rps).toFixed(2)}x` : ''),
     );
   }
+  if (means.undici) {
+    const { undici } = means;
+    console.log(
+      `  for reference: bare undici proxy CPU ${undici.cpuUs.undici.toFixed(0)} µs/request` +
+        (means.node
+          ? `, ${(undici.cpuUs.undici / means.node.cpuUs.node).toFixed(2)}x the bare Node proxy`
+          : '') +
+        (viaGateway
+          ? `, gateway / bare undici proxy ${(viaGateway.cpuUs.gateway / undici.cpuUs.undici).toFixed(2)}x`
+          : '') +
+        (viaNginx ? `, bare undici proxy / nginx throughput ${(undici.rps / viaNginx.rps).toFixed(2)}x` : ''),
+    );
+  }
   if (means.baseline && viaGateway) {
     const { baseline } = means;
     console.log(
@@ -680,7 +700,18 @@ async function main(): Promise<void> {
   await clearBenchAmqp(AMQP_URL, EXCHANGE, SERVICES);
 
   const token = randomBytes(32).toString('base64url');
-  const [usersPort, postsPort, gatewayPort, nginxPort, nodePort, floorPort, baselinePort, comparePort] = [
+  const [
+    usersPort,
+    postsPort,
+    gatewayPort,
+    nginxPort,
+    nodePort,
+    undiciPort,
+    floorPort,
+    baselinePort,
+    comparePort,
+  ] = [
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
@@ -785,6 +816,7 @@ async function main(): Promise<void> {
   await waitHttp(nginx, `${nginxUrl}/healthz`);
 
   const nodeProxy = await startProxy('node', 'node-proxy.mjs', nodePort, [String(postsPort)]);
+  const undiciProxy = await startProxy('undici', 'undici-proxy.mjs', undiciPort, [String(postsPort)]);
   const data = await benchAccount(usersUrl, postsUrl, gatewayUrl, token, POSTS);
   // Started once the key exists: it stands in a Map for the gateway's key cache.
   const floor = await startProxy('floor', 'floor-proxy.mjs', floorPort, [
@@ -796,6 +828,7 @@ async function main(): Promise<void> {
   const groups: Record<string, Child> = {
     nginx,
     node: nodeProxy.child,
+    undici: undiciProxy.child,
     floor: floor.child,
     gateway,
     posts,
@@ -809,6 +842,7 @@ async function main(): Promise<void> {
     compare: compareUrl,
     nginx: nginxUrl,
     node: nodeProxy.url,
+    undici: undiciProxy.url,
     floor: floor.url,
     gateway: gatewayUrl,
     gateway304: gatewayUrl,
@@ -914,7 +948,17 @@ function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     await benchDb?.end({ timeout: 5 }).catch(() => {});
     // nginx first (it holds connections to posts-service), then the gateway, then the services.
-    for (const name of ['nginx', 'node', 'floor', 'gateway', 'baseline', 'compare', 'posts', 'users']) {
+    for (const name of [
+      'nginx',
+      'node',
+      'undici',
+      'floor',
+      'gateway',
+      'baseline',
+      'compare',
+      'posts',
+      'users',
+    ]) {
       const child = children.find((c) => c.name === name);
       if (child) await stopChild(child);
     }
