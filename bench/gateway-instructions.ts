@@ -16,8 +16,9 @@
  *      BENCH_REQUESTS (3000 per batch), BENCH_BATCHES (3; the median is reported), BENCH_WARMUP
  *      (10000: with 3000 the gateway's count still fell from batch to batch, 845k, 571k, 484k),
  *      BENCH_CONCURRENCY (8), BENCH_PROXIES (node,floor: which of the bench's proxies to count
- *      after the gateways; empty for none), BENCH_NAMESPACE (cgg: database `community_bench_<ns>`,
- *      exchange `bench.<ns>.events`, Redis prefix `bench:<ns>:`, all removed at the end),
+ *      after the gateways, of node, undici and floor; empty for none), BENCH_NAMESPACE (cgg:
+ *      database `community_bench_<ns>`, exchange `bench.<ns>.events`, Redis prefix `bench:<ns>:`,
+ *      all removed at the end),
  *      BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_AMQP_URL, BENCH_KEEP (callgrind files kept).
  * Needs valgrind (Debian package); the gateway's start under callgrind takes a minute or two.
  */
@@ -61,6 +62,7 @@ const PROXIES = (process.env.BENCH_PROXIES ?? 'node,floor').split(',').filter(Bo
  */
 const PROXY_SCRIPTS: Record<string, { script: string; args: (a: ProxyArgs) => string[]; sends: Sends }> = {
   node: { script: 'node-proxy.mjs', args: ({ postsPort }) => [String(postsPort)], sends: 'identity' },
+  undici: { script: 'undici-proxy.mjs', args: ({ postsPort }) => [String(postsPort)], sends: 'identity' },
   floor: {
     script: 'floor-proxy.mjs',
     args: ({ postsPort, token, key, userId }) => [String(postsPort), token, key, String(userId)],
@@ -148,7 +150,7 @@ async function main(): Promise<void> {
   await waitHttp(posts, `${postsUrl}/readyz`);
 
   const unknown = PROXIES.filter((name) => !PROXY_SCRIPTS[name]);
-  if (unknown.length) throw new Error(`BENCH_PROXIES: no proxy ${unknown.join(', ')} (node, floor)`);
+  if (unknown.length) throw new Error(`BENCH_PROXIES: no proxy ${unknown.join(', ')} (node, undici, floor)`);
 
   let account: Account | undefined;
   for (const checkout of ROOTS) {
