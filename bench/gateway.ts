@@ -944,21 +944,12 @@ function baselineTree(revision: string): string {
 
 let benchDb: Sql | undefined;
 let cleaning: Promise<void> | undefined;
+/** nginx first (it holds connections to posts-service), then the gateway, then the services. */
+const STOP_ORDER = ['nginx', 'node', 'undici', 'floor', 'gateway', 'baseline', 'compare', 'posts', 'users'];
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     await benchDb?.end({ timeout: 5 }).catch(() => {});
-    // nginx first (it holds connections to posts-service), then the gateway, then the services.
-    for (const name of [
-      'nginx',
-      'node',
-      'undici',
-      'floor',
-      'gateway',
-      'baseline',
-      'compare',
-      'posts',
-      'users',
-    ]) {
+    for (const name of STOP_ORDER) {
       const child = children.find((c) => c.name === name);
       if (child) await stopChild(child);
     }

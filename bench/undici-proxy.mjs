@@ -25,7 +25,12 @@ http
     const headers = {};
     for (const name in req.headers) if (!HOP_BY_HOP.has(name)) headers[name] = req.headers[name];
     pool.dispatch(
-      { method: req.method, path: req.url, headers, body: req.method === 'GET' ? null : req },
+      {
+        method: req.method,
+        path: req.url,
+        headers,
+        body: req.method === 'GET' || req.method === 'HEAD' ? null : req,
+      },
       {
         onRequestStart() {},
         onResponseStart(controller, status) {
