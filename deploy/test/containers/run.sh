@@ -63,6 +63,7 @@ install_engine
 configure_engine
 start_engine_api
 start_health_checks
+start_bridge_pinning
 
 node_major=$(sed -n 's/^ARG NODE_VERSION=//p' Dockerfile)
 release=$(sed -n 's/^ARG DEBIAN_RELEASE=//p' Dockerfile)
@@ -81,7 +82,8 @@ build_images
 # The whole suite below runs against two of each data service sharing one database and one broker
 # (issue 23; CONTAINERS_SCALE=1 for one of each). Two early scaled runs failed: one users-service
 # replica could not open new PostgreSQL connections for ~20 s (CONNECT_TIMEOUT), scrypt starving the
-# DNS lookups of libuv's thread pool; fixed since (deploy/README.md, "Two of everything").
+# DNS lookups of libuv's thread pool; fixed since. Later failures alike were name lookups lost while
+# a bridge changed its MAC: start_bridge_pinning (deploy/README.md, "Two of everything").
 SCALE=${CONTAINERS_SCALE:-2}
 export E2E_COMPOSE_SCALE=$SCALE
 step "compose up (project $PROJECT, gateway on 127.0.0.1:$GATEWAY_PORT, $SCALE of each data service)"
@@ -93,6 +95,7 @@ compose up --detach --no-build \
   die "compose up failed"
 }
 wait_healthy 300
+check_bridges_pinned
 
 receiver_host=$(egress_gateway)
 [ -n "$receiver_host" ] || die "no gateway address on ${PROJECT}_egress"

@@ -63,7 +63,40 @@ start_health_checks() {
   HEALTH_PID=$!
 }
 
+# A Linux bridge whose MAC was never set takes the lowest MAC of its ports, so it changes whenever a
+# container with a lower one joins or the one whose MAC it carries leaves. Every container still
+# sends to the old one for the bridge's address — where aardvark-dns answers — until its neighbour
+# entry fails over: name lookups are lost for 5 s to tens of seconds, and with them every new
+# connection by name (PostgreSQL `CONNECT_TIMEOUT`, RabbitMQ `ETIMEDOUT`) while open ones carry on.
+# Docker sets its bridges' MAC, and so does netavark since 1.9 (containers/netavark#833); Debian's
+# netavark 1.4 does not. So each podman bridge gets its MAC set, to the one it has, as soon as it
+# appears (netavark names them podman<N>; they go with their networks at teardown).
+start_bridge_pinning() {
+  (
+    while sleep 0.2; do
+      for dev in /sys/class/net/podman*; do
+        [ -d "$dev/bridge" ] && [ "$(cat "$dev/addr_assign_type")" != 3 ] || continue
+        ip link set dev "${dev##*/}" address "$(cat "$dev/address")" 2>/dev/null || true
+      done
+    done
+  ) &
+  PINNING_PID=$!
+}
+
+# Fails unless every bridge of the project's networks has its MAC set (start_bridge_pinning).
+check_bridges_pinned() {
+  local network dev pinned=()
+  for network in $(podman network ls --filter "label=com.docker.compose.project=$PROJECT" --format '{{.Name}}'); do
+    dev=$(podman network inspect "$network" --format '{{.NetworkInterface}}')
+    [ "$(cat "/sys/class/net/$dev/addr_assign_type" 2>/dev/null)" = 3 ] || die "bridge $dev of $network: MAC not set"
+    pinned+=("$dev ($(cat "/sys/class/net/$dev/address"))")
+  done
+  ((${#pinned[@]})) || die "no bridge found for the project's networks"
+  step "bridges keep their MAC: ${pinned[*]}"
+}
+
 stop_engine() {
+  [ -n "${PINNING_PID:-}" ] && kill "$PINNING_PID" 2>/dev/null
   [ -n "${HEALTH_PID:-}" ] && kill "$HEALTH_PID" 2>/dev/null
   [ -n "${ENGINE_PID:-}" ] && kill "$ENGINE_PID" 2>/dev/null
   wait 2>/dev/null || true
