@@ -815,25 +815,24 @@ async function main(): Promise<void> {
   const nginxUrl = `http://127.0.0.1:${nginxPort}`;
   await waitHttp(nginx, `${nginxUrl}/healthz`);
 
-  const nodeProxy = await startProxy('node', 'node-proxy.mjs', nodePort, [String(postsPort)]);
-  const undiciProxy = await startProxy('undici', 'undici-proxy.mjs', undiciPort, [String(postsPort)]);
+  // The bench's own proxies run only when measured: an idle process is still one more on two cores.
+  const ownProxy = (name: 'node' | 'undici' | 'floor', script: string, port: number, args: string[]) =>
+    targets.includes(name)
+      ? startProxy(name, script, port, args)
+      : { child: undefined, url: `http://127.0.0.1:${port}` };
+  const nodeProxy = await ownProxy('node', 'node-proxy.mjs', nodePort, [String(postsPort)]);
+  const undiciProxy = await ownProxy('undici', 'undici-proxy.mjs', undiciPort, [String(postsPort)]);
   const data = await benchAccount(usersUrl, postsUrl, gatewayUrl, token, POSTS);
   // Started once the key exists: it stands in a Map for the gateway's key cache.
-  const floor = await startProxy('floor', 'floor-proxy.mjs', floorPort, [
+  const floor = await ownProxy('floor', 'floor-proxy.mjs', floorPort, [
     String(postsPort),
     token,
     data.key,
     String(data.userId),
   ]);
-  const groups: Record<string, Child> = {
-    nginx,
-    node: nodeProxy.child,
-    undici: undiciProxy.child,
-    floor: floor.child,
-    gateway,
-    posts,
-    users,
-  };
+  const groups: Record<string, Child> = { nginx, gateway, posts, users };
+  for (const [name, proxy] of Object.entries({ node: nodeProxy, undici: undiciProxy, floor }))
+    if (proxy.child) groups[name] = proxy.child;
   if (baseline) groups.baseline = baseline;
   if (compare) groups.compare = compare;
   benchDb = createDb(DATABASE_URL, { schema: 'posts', max: 1 });
