@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { VALIDATION_CODES } from './errors';
+import { RATE_LIMIT_CODES, VALIDATION_CODES } from './errors';
 
 /** The API release the gateway announces and the OpenAPI document describes. */
 export const API_VERSION = '1.0.0';
@@ -210,9 +210,9 @@ export const validationErrorEnvelope = errorEnvelope.extend({
   }),
 });
 
-/** `429 rate_limit_exceeded` always carries `retry_after`, in seconds (DESIGN.md §6). */
+/** Every `429` carries `retry_after`, in seconds (DESIGN.md §6, §21). */
 export const rateLimitErrorEnvelope = errorEnvelope.extend({
-  error: z.literal('rate_limit_exceeded'),
+  error: z.enum(RATE_LIMIT_CODES),
   retry_after: z.int().min(1),
 });
 

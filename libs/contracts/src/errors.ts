@@ -2,6 +2,7 @@
 export const ERROR_STATUS = {
   validation_error: 400,
   invalid_json: 400,
+  query_too_complex: 400,
   unauthorized: 401,
   insufficient_scope: 403,
   account_suspended: 403,
@@ -12,12 +13,16 @@ export const ERROR_STATUS = {
   request_timeout: 408,
   conflict: 409,
   idempotency_in_progress: 409,
+  replay_in_progress: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
   rate_limit_exceeded: 429,
+  concurrency_limited: 429,
+  replay_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
+  search_timeout: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -145,8 +150,30 @@ export class ServiceUnavailableError extends AppError {
   constructor(
     message = 'the service is temporarily unavailable',
     readonly retryAfterSeconds = 5,
+    code: 'service_unavailable' | 'search_timeout' = 'service_unavailable',
   ) {
-    super('service_unavailable', message);
+    super(code, message);
+  }
+}
+
+/** A search that still ran into the statement timeout (DESIGN.md §21): counted, retry later. */
+export class SearchTimeoutError extends ServiceUnavailableError {
+  constructor(message = 'the search took too long; narrow it or try again shortly', retryAfterSeconds = 5) {
+    super(message, retryAfterSeconds, 'search_timeout');
+  }
+}
+
+/** A search whose query text would cost more than one is allowed (DESIGN.md §21): a static check. */
+export class QueryTooComplexError extends AppError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('query_too_complex', message, details);
+  }
+}
+
+/** This endpoint is replaying already (DESIGN.md §21): one replay at a time per endpoint. */
+export class ReplayInProgressError extends AppError {
+  constructor() {
+    super('replay_in_progress', 'a replay to this endpoint is still running; wait for it to finish');
   }
 }
 
@@ -163,11 +190,16 @@ export class PayloadTooLargeError extends AppError {
   }
 }
 
+/** Every 429 (DESIGN.md §6, §21): `retry_after` and `Retry-After` say when to try again. */
 export class RateLimitedError extends AppError {
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
+    code: RateLimitCode = 'rate_limit_exceeded',
   ) {
-    super('rate_limit_exceeded', message);
+    super(code, message);
   }
 }
+
+export const RATE_LIMIT_CODES = ['rate_limit_exceeded', 'concurrency_limited', 'replay_limited'] as const;
+export type RateLimitCode = (typeof RATE_LIMIT_CODES)[number];

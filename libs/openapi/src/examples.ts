@@ -225,6 +225,11 @@ export const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'method_not_allowed'>, Re
     },
   },
   invalid_json: { error: 'invalid_json', message: 'the request body is not valid JSON' },
+  query_too_complex: {
+    error: 'query_too_complex',
+    message: 'a search may hold at most 16 terms and 8 "or" branches',
+    details: { terms: 17, max_terms: 16, or_branches: 0, max_or_branches: 8 },
+  },
   unauthorized: { error: 'unauthorized', message: 'an API key is required: Authorization: Bearer <key>' },
   insufficient_scope: {
     error: 'insufficient_scope',
@@ -248,6 +253,10 @@ export const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'method_not_allowed'>, Re
     error: 'idempotency_in_progress',
     message: 'a request with this Idempotency-Key is still being processed; retry in a second',
   },
+  replay_in_progress: {
+    error: 'replay_in_progress',
+    message: 'a replay to this endpoint is still running; wait for it to finish',
+  },
   idempotency_key_reused: {
     error: 'idempotency_key_reused',
     message: 'this Idempotency-Key was used for a different request; use a new key for a new request',
@@ -263,12 +272,26 @@ export const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'method_not_allowed'>, Re
     message: 'rate limit exceeded; retry in 1312 seconds',
     retry_after: 1312,
   },
+  concurrency_limited: {
+    error: 'concurrency_limited',
+    message: 'this account has 8 requests in flight, the most its plan allows; wait for one to finish',
+    retry_after: 1,
+  },
+  replay_limited: {
+    error: 'replay_limited',
+    message: 'this endpoint has had 3 replays today, the most allowed; retry later',
+    retry_after: 52000,
+  },
   internal_error: {
     error: 'internal_error',
     message: 'an internal error occurred; quote the request id when reporting it',
     details: { request_id: '0f9c2f0e-5b1e-4c57-9d1a-2f4f2b7c8e11' },
   },
   service_unavailable: { error: 'service_unavailable', message: 'the posts service did not answer' },
+  search_timeout: {
+    error: 'search_timeout',
+    message: 'the search took too long; narrow it or try again shortly',
+  },
 };
 
 export const EVENT_EXAMPLES: { [E in PublicEvent]: { event: E; timestamp: string; data: EventData<E> } } = {

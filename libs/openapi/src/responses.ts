@@ -107,7 +107,8 @@ interface ErrorResponse {
 export const ERROR_RESPONSES: Record<number, ErrorResponse> = {
   400: {
     name: 'BadRequest',
-    description: 'A field or query parameter fails validation, or the body is not JSON.',
+    description:
+      'A field or query parameter fails validation, the body is not JSON, or a search holds more than 16 terms or 8 `or` branches (`query_too_complex`).',
   },
   401: {
     name: 'Unauthorized',
@@ -131,7 +132,7 @@ export const ERROR_RESPONSES: Record<number, ErrorResponse> = {
   409: {
     name: 'Conflict',
     description:
-      'A uniqueness rule or the state of the resource forbids this (`conflict`), or a request with the same `Idempotency-Key` is still running (`idempotency_in_progress`, with `Retry-After: 1`).',
+      'A uniqueness rule or the state of the resource forbids this (`conflict`), a request with the same `Idempotency-Key` is still running (`idempotency_in_progress`, with `Retry-After: 1`), or a replay to this webhook endpoint is still running (`replay_in_progress`).',
   },
   413: { name: 'PayloadTooLarge', description: 'The body is larger than 64 KiB.' },
   415: {
@@ -146,7 +147,7 @@ export const ERROR_RESPONSES: Record<number, ErrorResponse> = {
   429: {
     name: 'TooManyRequests',
     description:
-      'A rate limit is exceeded; nothing was counted. `retry_after` (and `Retry-After`) say how many seconds until the exceeded window resets. On a search (`q`) or a user lookup it may instead mean that too many searches are running (`Retry-After: 1`); such a request counts like any answered one.',
+      'A rate limit is exceeded; nothing was counted. `retry_after` (and `Retry-After`) say how many seconds until the exceeded window resets. On a search (`q`) or a user lookup it may instead mean that too many searches are running (`Retry-After: 1`); such a request counts like any answered one. `concurrency_limited`: the account (or address, without a key) has as many requests in flight as its plan allows (`Retry-After: 1`, uncharged). `replay_limited`: the endpoint’s or account’s daily replay allowance is used up.',
     headers: ['Retry-After'],
   },
   500: {
@@ -155,7 +156,8 @@ export const ERROR_RESPONSES: Record<number, ErrorResponse> = {
   },
   503: {
     name: 'ServiceUnavailable',
-    description: 'A service is down or slower than the gateway waits; try again after `Retry-After`.',
+    description:
+      'A service is down or slower than the gateway waits (`service_unavailable`), or a search ran into its time limit (`search_timeout`, counted); try again after `Retry-After`.',
     headers: ['Retry-After'],
   },
 };
