@@ -17,7 +17,11 @@ import { buildPipeline, type GatewayDeps, type RequestRecord } from './pipeline'
 import { consume, pagesSubject } from './limits/budgets';
 import { clientIpOf, type TrustProxy } from './http/client-ip';
 import { behindClose, ClientGoneError } from './http/read-body';
-import { sendError } from './http/respond';
+import { sendError, sendJson } from './http/respond';
+import { canonicalPath } from './routes/route-set';
+
+/** More request headers than this are refused with `431` (DESIGN.md §21). */
+const MAX_HEADERS = 100;
 
 export interface GatewayAppDeps extends Omit<GatewayDeps, 'openapi' | 'trustsForwarded'> {
   logger: Logger;
@@ -69,7 +73,7 @@ export function buildApp(deps: GatewayAppDeps): RequestListener {
     const requestId = takeRequestId(req, res);
     const entry: RequestRecord = {
       requestId,
-      path: normalisePath(req),
+      path: canonicalise(req),
       route: 'unmatched',
       clientIp: clientIp(req),
     };
@@ -82,6 +86,14 @@ export function buildApp(deps: GatewayAppDeps): RequestListener {
         logAccess(logger, { method, ...entry, status: res.statusCode, durationMs });
     });
 
+    // Node keeps at most 2,000 headers and drops the rest unseen: refused before anything reads one.
+    if (req.rawHeaders.length > 2 * MAX_HEADERS) {
+      sendJson(req, res, 431, {
+        error: 'payload_too_large',
+        message: `a request may carry at most ${MAX_HEADERS} headers`,
+      });
+      return;
+    }
     if (PROBE_PATHS.has(entry.path)) {
       entry.route = entry.path;
       ops(req, res);
@@ -100,15 +112,14 @@ export function buildApp(deps: GatewayAppDeps): RequestListener {
 }
 
 /**
- * The path without its query. Repeated slashes collapse (in `req.url` too), so routing, scopes and
- * the signature all see the path the service will see: the proxy would collapse them anyway.
+ * The path without its query, in its one canonical spelling (routes/route-set.ts), which `req.url`
+ * takes too: routing, scopes, the signature and the service all see the same path.
  */
-function normalisePath(req: IncomingMessage): string {
+function canonicalise(req: IncomingMessage): string {
   const url = req.url ?? '/';
   const query = url.indexOf('?');
   const path = query === -1 ? url : url.slice(0, query);
-  if (!path.includes('//')) return path;
-  const collapsed = path.replace(/\/{2,}/g, '/');
-  req.url = query === -1 ? collapsed : collapsed + url.slice(query);
-  return collapsed;
+  const canonical = canonicalPath(path);
+  if (canonical !== path) req.url = query === -1 ? canonical : canonical + url.slice(query);
+  return canonical;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PLANS } from '@community/contracts';
 import {
   baseEnv,
   DEFAULT_AMQP_URL,
@@ -49,7 +50,36 @@ export const gatewayConfigSchema = z.object({
   /** Origins whose browser apps may call /api/v1: `*` (any) or a comma-separated list of origins. */
   CORS_ALLOWED_ORIGINS: corsOriginsVar(),
   SHUTDOWN_GRACE_MS: intVar(10_000, 0),
+  /** Requests one account may have in flight at once, per plan, and one address without a key. */
+  IN_FLIGHT_LIMITS: inFlightLimitsVar(),
+  /** The default avatars' own budget per address, per minute (they pass before keys and limits). */
+  AVATARS_PER_MINUTE: intVar(1_000, 1),
 });
+
+const IN_FLIGHT_CALLERS = [...PLANS, 'anonymous'] as const;
+export type InFlightLimits = Record<(typeof IN_FLIGHT_CALLERS)[number], number>;
+const DEFAULT_IN_FLIGHT: InFlightLimits = { free: 8, beta: 16, pro: 32, enterprise: 128, anonymous: 8 };
+
+/** `plan:n` pairs, comma-separated (`free:8,pro:64`); a plan not named keeps its default. */
+function inFlightLimitsVar() {
+  return z
+    .string()
+    .default('')
+    .transform((value, ctx): InFlightLimits => {
+      const limits = { ...DEFAULT_IN_FLIGHT };
+      for (const pair of value.split(',').filter((part) => part.trim())) {
+        const [name, count] = pair.split(':').map((part) => part.trim());
+        const caller = IN_FLIGHT_CALLERS.find((known) => known === name);
+        if (!caller || !count || !/^\d+$/.test(count) || Number(count) < 1)
+          ctx.addIssue({
+            code: 'custom',
+            message: `"${pair}" is not <caller>:<count>, a caller of ${IN_FLIGHT_CALLERS.join(', ')} and a count ≥ 1`,
+          });
+        else limits[caller] = Number(count);
+      }
+      return limits;
+    });
+}
 
 function corsOriginsVar() {
   return z

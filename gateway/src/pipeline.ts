@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   API_VERSION,
@@ -9,7 +10,13 @@ import {
   AccountSuspendedError,
   type Actor,
 } from '@community/contracts';
-import { hasBody, isCrossOrigin, signIdentity } from '@community/http-kit';
+import {
+  EVENT_STREAM_HEADERS,
+  hasBody,
+  isCrossOrigin,
+  MethodNotAllowedError,
+  signIdentity,
+} from '@community/http-kit';
 import { readBearer } from './auth/bearer';
 import type { KeyResolver } from './auth/key-resolver';
 import { stillSuspended } from './auth/suspension';
@@ -19,20 +26,24 @@ import {
   clientMayPay,
   consume,
   consumeHeld,
-  refundNotModified,
+  refundRequest,
   settleClientRequest,
   subjectFor,
   type Budgets,
 } from './limits/budgets';
+import type { AvatarsBudget } from './limits/avatars-budget';
+import type { InFlight } from './limits/in-flight';
 import type { TwoWindowLimiter } from './limits/limiter';
+import type { InFlightLimits } from './config';
 import { clientIdOf, KnownClients } from './limits/oauth-clients';
-import { sendTagged, tagged, type TaggedBody } from './http/conditional';
+import { freeWhenNotModified, sendTagged, tagged, type TaggedBody } from './http/conditional';
 import { answerCors, vary, type AllowedOrigins } from './http/cors';
 import { readBody } from './http/read-body';
 import { oncePer } from './once-per';
-import { matchesPrefix, routeFor, type UpstreamName } from './proxy/route-table';
+import { matchesPrefix, type UpstreamName } from './proxy/route-table';
+import { AVATAR_ROUTE, matchRoute } from './routes/route-set';
 import type { Upstream } from './proxy/upstream';
-import { AVATARS_PREFIX, carriesClientCredentials, isPublic, isStream, requiredScope } from './scopes';
+import { carriesClientCredentials, isPublic, isStream, requiredScope } from './scopes';
 import type { OpenStreams } from './streams/open-streams';
 
 export interface GatewayDeps extends Budgets {
@@ -54,6 +65,11 @@ export interface GatewayDeps extends Budgets {
   corsOrigins: AllowedOrigins;
   /** The notification streams relayed: their cap per account, and closing them on revocation. */
   streams: OpenStreams;
+  /** Each caller's requests in flight (DESIGN.md §21), and how many each kind of caller may have. */
+  inFlight: InFlight;
+  inFlightLimits: InFlightLimits;
+  /** The default avatars' budget per address. */
+  avatars: AvatarsBudget;
 }
 
 /** What the access log and metrics need to know about one request, filled in as it is served. */
@@ -61,7 +77,7 @@ export interface RequestRecord {
   requestId: string;
   /** The path without the query (express's `req.path`). */
   path: string;
-  /** Bounded metric label: the routing prefix, or `unmatched`. */
+  /** Bounded metric label: the route's template (`/api/v1/posts/{id}`), or `unmatched`. */
   route: string;
   accountId?: number;
   clientIp: string;
@@ -90,13 +106,10 @@ export function buildPipeline(deps: GatewayDeps): Pipeline {
   return async (req, res, record) => {
     for (const name in req.headers) if (clientMayNotSet.test(name)) delete req.headers[name];
     const { path, clientIp } = record;
-    if (matchesPrefix(path, AVATARS_PREFIX)) {
-      record.route = AVATARS_PREFIX;
-      delete req.headers.authorization;
-      delete req.headers.cookie;
-      // Read like any body, so a slow client sending one here is never the service's failure either.
-      // A body sent here is read like any other: a slow client is never the service's failure.
-      await forward(deps, req, res, 'users', null, record, await readBody(req, res, deps.bodyTimeoutMs));
+    const route = matchRoute(path);
+    record.route = route?.template ?? 'unmatched';
+    if (route?.template === AVATAR_ROUTE) {
+      await serveAvatar(deps, req, res, record);
       return;
     }
     const api = matchesPrefix(path, '/api/v1');
@@ -126,19 +139,23 @@ export function buildPipeline(deps: GatewayDeps): Pipeline {
     const subject = subjectFor({ resolved, page, client, clientIp }, deps);
     const decision = consumeHeld(deps.limiter, subject, res) ?? (await consume(deps.limiter, subject, res));
     if (lookup.unavailable) throw lookup.unavailable;
-    // A 304 costs nothing (DESIGN.md §10), whoever answers it.
-    const refund = () => refundNotModified(deps.limiter, subject, decision, res);
+    const refund = () => refundRequest(deps.limiter, subject, decision, res);
+    // A 304 costs nothing when the client named what it has and did not search (DESIGN.md §10, §21).
+    const refundNotModified = freeWhenNotModified(req) ? refund : () => undefined;
 
-    const hasSession = /(?:^|;\s*)cp_session=/.test(req.headers.cookie ?? '');
+    const session = sessionOf(req.headers.cookie);
     if (!actor) {
       if (bearer.kind !== 'none')
         throw new UnauthorizedError('the API key or access token is invalid, revoked or expired');
-      if (!isPublic(req.method ?? 'GET', path, hasSession))
+      if (!isPublic(req.method ?? 'GET', path, session !== null))
         throw new UnauthorizedError('an API key is required: Authorization: Bearer <key>');
     } else {
       // Every credential of a suspended account, whatever it asks (DESIGN.md §12).
       const suspension = resolved?.suspension;
       if (suspension && stillSuspended(suspension)) throw new AccountSuspendedError(suspension);
+    }
+    if (!route) throw new NotFoundError('route');
+    if (actor) {
       const scope = requiredScope(req.method ?? 'GET', path);
       if (!actor.scopes.has(scope)) throw new InsufficientScopeError(scope);
       // Last-used times are kept for API keys; an access token's id is not a key id.
@@ -148,33 +165,104 @@ export function buildPipeline(deps: GatewayDeps): Pipeline {
       vary(res, 'Authorization');
     }
 
-    if ((path === '/api/v1' || path === '/api/v1/') && (req.method === 'GET' || req.method === 'HEAD')) {
-      record.route = '/api/v1';
-      sendTagged(req, res, INDEX, refund);
+    const stream = isStream(path);
+    if (!stream) {
+      const [caller, cap] = inFlightCallerOf(deps.inFlightLimits, resolved, session, clientIp);
+      await deps.inFlight.admit(caller, cap, res).catch((refused: unknown) => {
+        refund();
+        throw refused;
+      });
+    }
+    if (route.upstream === null) {
+      answerItself(req, res, deps, path, refundNotModified);
       return;
     }
-    if (path === OPENAPI_PATH && req.method === 'GET') {
-      record.route = OPENAPI_PATH;
-      sendDocument(req, res, deps.openapi, refund);
-      return;
-    }
-    const route = routeFor(path);
-    if (!route) throw new NotFoundError('route');
-    record.route = route.prefix;
-    if (resolved && bearer.kind === 'key' && isStream(req.method ?? 'GET', path)) {
-      await deps.streams.admit(resolved, bearer.key, res);
-      await forward(deps, req, res, route.upstream, actor, record, undefined, undefined, 'stream');
+    if (stream && resolved && bearer.kind === 'key') {
+      await relayStream(deps, req, res, route.upstream, actor, record, resolved, bearer.key);
       return;
     }
     // Read the whole body before the upstream's clock starts: a slow client is never its failure.
     if (hasBody(req.headers)) body ??= await readBody(req, res, deps.bodyTimeoutMs);
     await forward(deps, req, res, route.upstream, actor, record, body, (status) => {
-      if (status === 304) refund();
+      if (status === 304) refundNotModified();
     });
     if (!credentials) return;
     if (clientId && res.statusCode === 200) knownClients.remember(clientId);
     await settleClientRequest(deps.limiter, subject, clientIp, deps, res.statusCode);
   };
+}
+
+/**
+ * The default avatars: no key and none of the API's budgets, but a budget per address of their own
+ * (DESIGN.md §21). A body sent here is read like any other: a slow client is never the service's failure.
+ */
+async function serveAvatar(
+  deps: GatewayDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  record: RequestRecord,
+) {
+  await deps.avatars.consume(record.clientIp);
+  delete req.headers.authorization;
+  delete req.headers.cookie;
+  const body = await readBody(req, res, deps.bodyTimeoutMs);
+  await forward(deps, req, res, 'users', null, record, body);
+}
+
+/** The routes the gateway answers itself: the API's version and its OpenAPI document. */
+function answerItself(
+  req: IncomingMessage,
+  res: ServerResponse,
+  deps: GatewayDeps,
+  path: string,
+  refundNotModified: () => void,
+) {
+  const method = req.method ?? 'GET';
+  if (method !== 'GET' && method !== 'HEAD') throw new MethodNotAllowedError(['GET', 'HEAD']);
+  if (path === OPENAPI_PATH) sendDocument(req, res, deps.openapi, refundNotModified);
+  else sendTagged(req, res, INDEX, refundNotModified);
+}
+
+/**
+ * A notification stream: its slot of the account's, then relayed for as long as it lasts. A `HEAD`
+ * learns the stream's headers at once (DESIGN.md §21): the service would hold it open like a `GET`.
+ */
+async function relayStream(
+  deps: GatewayDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  upstream: UpstreamName,
+  actor: Actor | null,
+  record: RequestRecord,
+  resolved: ResolvedKey,
+  key: string,
+) {
+  if (req.method === 'HEAD') {
+    res.writeHead(200, EVENT_STREAM_HEADERS).end();
+    return;
+  }
+  await deps.streams.admit(resolved, key, res);
+  await forward(deps, req, res, upstream, actor, record, undefined, undefined, 'stream');
+}
+
+/**
+ * Whose requests in flight this one joins (DESIGN.md §21), and how many they may be: the account
+ * behind a key; the session on the account pages (and the key API it calls); else the address.
+ */
+function inFlightCallerOf(
+  limits: InFlightLimits,
+  resolved: ResolvedKey | null,
+  session: string | null,
+  clientIp: string,
+): [caller: string, cap: number] {
+  if (resolved) return [`acct:${resolved.user_id}`, limits[resolved.plan]];
+  if (session) return [`session:${hash('sha256', session, 'base64url')}`, limits.free];
+  return [`ip:${clientIp}`, limits.anonymous];
+}
+
+/** The account pages' session cookie, when the request carries one. */
+function sessionOf(cookie: string | undefined): string | null {
+  return cookie ? (/(?:^|;\s*)cp_session=([^;]*)/.exec(cookie)?.[1] ?? null) : null;
 }
 
 async function forward(

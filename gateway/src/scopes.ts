@@ -1,113 +1,18 @@
 import type { Scope } from '@community/contracts';
 import { OPERATIONS, operationPath, type OperationSpec } from '@community/openapi';
 import { matchesPrefix } from './proxy/route-table';
+import { PathIndex } from './routes/path-index';
+import { canonicalPath } from './routes/route-set';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Scopes that guard a whole family of paths (DESIGN.md §5), not just the methods declared on it. */
 const FAMILY_SCOPES = new Set<Scope>(['keys', 'webhooks']);
 
-/**
- * The operations of the services' tables by path, one segment per level: a segment is a literal
- * (`posts`), a parameter (`{id}`: any non-empty segment), or, rarely, a pattern (`{id}.svg`). Finding
- * a path's operations walks its segments: ~0.5 µs for `/api/v1/posts/{id}`, where testing each of
- * the 66 operations' patterns took ~1.7 µs, up to four times a request (2–4 % of the gateway's profile).
- */
-interface PathNode {
-  literals: Map<string, PathNode>;
-  parameter?: PathNode;
-  patterns: { pattern: RegExp; node: PathNode }[];
-  /** The operations declared at exactly this path, in the tables' order. */
-  ops: OperationSpec[];
-}
-
-const newNode = (): PathNode => ({ literals: new Map(), patterns: [], ops: [] });
-const PARAMETER = /^\{\w+\}$/;
-const escape = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
-
-function indexOperations(): PathNode {
-  const root = newNode();
-  for (const op of OPERATIONS) {
-    let node = root;
-    for (const segment of operationPath(op).split('/').slice(1)) {
-      if (PARAMETER.test(segment)) node = node.parameter ??= newNode();
-      else if (segment.includes('{')) {
-        const pattern = new RegExp(`^${escape(segment).replace(/\{\w+\}/g, '[^/]+')}$`);
-        let entry = node.patterns.find((p) => p.pattern.source === pattern.source);
-        if (!entry) node.patterns.push((entry = { pattern, node: newNode() }));
-        node = entry.node;
-      } else {
-        let next = node.literals.get(segment);
-        if (!next) node.literals.set(segment, (next = newNode()));
-        node = next;
-      }
-    }
-    node.ops.push(op);
-  }
-  return root;
-}
-
-const DECLARED = indexOperations();
-const ORDER = new Map(OPERATIONS.map((op, index) => [op, index]));
-
-/**
- * What the tables declare at the paths seen lately: a request asks about its path up to four times,
- * and most requests repeat paths seen before (a post read again), so the tree is walked once per
- * path rather than per request. Bounded in entries and in what each may cost: a longer path is looked
- * up every time, and the memo starts over once full, so a client sending ever new paths costs the
- * walk it would without it and at most ~2 MB.
- */
-const memo = new Map<string, readonly OperationSpec[]>();
-const MEMO_ENTRIES = 4096;
-const MEMO_PATH_LENGTH = 256;
+const DECLARED = new PathIndex(OPERATIONS.map((op) => [canonicalPath(operationPath(op)), op] as const));
 
 /** The operations declared at exactly this path, in the tables' order. */
-export function declaredAt(path: string): readonly OperationSpec[] {
-  let ops = memo.get(path);
-  if (ops !== undefined) return ops;
-  ops = lookUp(path);
-  if (path.length <= MEMO_PATH_LENGTH) {
-    if (memo.size >= MEMO_ENTRIES) memo.clear();
-    memo.set(path, ops);
-  }
-  return ops;
-}
-
-function lookUp(path: string): readonly OperationSpec[] {
-  const segments = path.split('/');
-  if (segments[0] !== '') return [];
-  // Usually one node matches, whose operations are in order already; a path that is both a literal
-  // and a parameter of the tables (`/users/me`, `/users/{id}`) merges two.
-  const found: OperationSpec[][] = [];
-  const walk = (node: PathNode, at: number) => {
-    if (at === segments.length) {
-      if (node.ops.length) found.push(node.ops);
-      return;
-    }
-    const segment = segments[at]!;
-    const literal = node.literals.get(segment);
-    if (literal) walk(literal, at + 1);
-    if (segment === '') return;
-    if (node.parameter) walk(node.parameter, at + 1);
-    for (const { pattern, node: next } of node.patterns) if (pattern.test(segment)) walk(next, at + 1);
-  };
-  walk(DECLARED, 1);
-  if (found.length < 2) return found[0] ?? [];
-  return found.flat().sort((a, b) => ORDER.get(a)! - ORDER.get(b)!);
-}
-
-/**
- * The operations declared at a path or, for a path no table declares, at its nearest ancestor that
- * has some: `/api/v1/webhooks/1/anything` follows the rules of `/webhooks/{id}`.
- */
-function governing(path: string): readonly OperationSpec[] {
-  const trimmed = path.endsWith('/') ? path.replace(/\/+$/, '') : path;
-  for (let at = trimmed; at; at = at.slice(0, at.lastIndexOf('/'))) {
-    const ops = declaredAt(at);
-    if (ops.length) return ops;
-  }
-  return [];
-}
+export const declaredAt = (path: string): readonly OperationSpec[] => DECLARED.at(path);
 
 /** The table's name for a request method: HEAD and OPTIONS ask what GET would answer. */
 const tableMethod = (method: string) => (READ_METHODS.has(method) ? 'get' : method.toLowerCase());
@@ -119,7 +24,7 @@ const tableMethod = (method: string) => (READ_METHODS.has(method) ? 'get' : meth
  * `read` or `write`. Checks that need data (ownership, moderator rights) stay in the services.
  */
 export function requiredScope(method: string, path: string): Scope {
-  const ops = governing(path);
+  const ops = declaredAt(path);
   const reading = READ_METHODS.has(method);
   const plain: Scope = reading ? 'read' : 'write';
   const op =
@@ -148,7 +53,7 @@ export function isPublic(method: string, path: string, hasSessionCookie: boolean
   if (matchesPrefix(path, '/account')) return true;
   const keyless = declaredAt(path).filter((op) => op.scope === null);
   if (keyless.some((op) => op.method === tableMethod(method) || op.tag === 'OAuth')) return true;
-  return hasSessionCookie && governing(path).some((op) => op.session === true);
+  return hasSessionCookie && declaredAt(path).some((op) => op.session === true);
 }
 
 /**
@@ -160,7 +65,10 @@ export function carriesClientCredentials(path: string): boolean {
   return declaredAt(path).some((op) => op.protocol === 'oauth');
 }
 
-/** A long-lived answer (Server-Sent Events): relayed outside the breaker, with no timeout. */
-export function isStream(method: string, path: string): boolean {
-  return method === 'GET' && declaredAt(path).some((op) => op.response.kind === 'stream');
+/**
+ * A long-lived answer (Server-Sent Events): relayed outside the breaker, with no timeout. Whatever the
+ * method: a `HEAD` is answered by the gateway at once (DESIGN.md §21), never held by the service.
+ */
+export function isStream(path: string): boolean {
+  return declaredAt(path).some((op) => op.response.kind === 'stream');
 }

@@ -10,6 +10,8 @@ import { KeyResolver } from './auth/key-resolver';
 import { UsageReporter } from './auth/usage-reporter';
 import { UsersClient } from './auth/users-client';
 import { subscribeToInvalidations } from './events/invalidation';
+import { AvatarsBudget } from './limits/avatars-budget';
+import { InFlight } from './limits/in-flight';
 import { TwoWindowLimiter } from './limits/limiter';
 import { createBreaker, registerBreakerMetrics, type Breaker } from './proxy/breaker';
 import { Upstream } from './proxy/upstream';
@@ -99,6 +101,12 @@ export async function start(
     registry,
     logger,
   });
+  const inFlight = new InFlight(redis, { prefix: config.REDIS_PREFIX });
+  const avatars = new AvatarsBudget(redis, {
+    prefix: config.REDIS_PREFIX,
+    perMinute: config.AVATARS_PER_MINUTE,
+    replicas: config.GATEWAY_REPLICAS,
+  });
   let shuttingDown = false;
   const app = buildApp({
     logger,
@@ -112,6 +120,9 @@ export async function start(
     bodyTimeoutMs: config.BODY_TIMEOUT_MS,
     trustProxy: config.TRUST_PROXY,
     corsOrigins: config.CORS_ALLOWED_ORIGINS,
+    inFlight,
+    inFlightLimits: config.IN_FLIGHT_LIMITS,
+    avatars,
     streams,
     health: {
       version: VERSION,

@@ -33,3 +33,16 @@ export function sendTagged(
   }
   sendSerialisedJson(req, res, 200, body.bytes, { ...headers, ETag: body.etag });
 }
+
+/**
+ * Whether a `304` to this request is free (DESIGN.md §10, §21): only when `If-None-Match` names a tag
+ * the client holds — `*` matches anything, so it would make every read free — and the request is no
+ * search (`q`), whose work is done whatever the answer.
+ */
+export function freeWhenNotModified(req: IncomingMessage): boolean {
+  const tags = req.headers['if-none-match'];
+  if (!tags || tags.split(',').some((tag) => tag.trim() === '*')) return false;
+  const url = req.url ?? '';
+  const query = url.indexOf('?');
+  return query === -1 || !new URLSearchParams(url.slice(query + 1)).has('q');
+}

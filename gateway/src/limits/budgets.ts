@@ -109,11 +109,12 @@ function admit(decision: Decision, res: ServerResponse): Decision {
 }
 
 /**
- * A `304` costs nothing (DESIGN.md §10): the request is given back in both windows and the answer's
- * limit headers show the budget after that. Called as the answer's head is written; the refund's
- * commands are on the Redis connection before the client can send anything else.
+ * Gives a counted request back in both windows, and the answer's limit headers show the budget after
+ * that: a free `304` (DESIGN.md §10), or a request refused uncharged after it was counted (§21). Called
+ * before the answer's head is written; the refund's commands are on the Redis connection before the
+ * client can send anything else.
  */
-export function refundNotModified(
+export function refundRequest(
   limiter: TwoWindowLimiter,
   subject: Subject,
   decision: Decision,

@@ -21,6 +21,7 @@ export const ROUTES: RouteRule[] = [
   { prefix: '/api/v1/webhooks', upstream: 'webhooks' },
   { prefix: '/api/v1/events', upstream: 'webhooks' },
   { prefix: '/account', upstream: 'users' },
+  { prefix: '/avatars', upstream: 'users' },
   { prefix: '/.well-known/oauth-authorization-server', upstream: 'users' },
 ];
 

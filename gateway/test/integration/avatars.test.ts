@@ -5,7 +5,12 @@ import { gw, memberWithKey, startStack, type Stack } from '../support/stack';
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack('avatars', { ANON_HOURLY_LIMIT: '3', ANON_DAILY_LIMIT: '10' });
+  stack = await startStack('avatars', {
+    ANON_HOURLY_LIMIT: '3',
+    ANON_DAILY_LIMIT: '10',
+    AVATARS_PER_MINUTE: '40',
+    TRUST_PROXY: 'loopback',
+  });
 });
 afterAll(() => stack?.stop());
 
@@ -38,4 +43,20 @@ it('answers a path that is not an avatar with the 404 envelope, and other method
   const post = await gw(stack, 'POST', '/avatars/1.svg', { undocumented: true });
   expect(post.status).toBe(405);
   expect(post.body).toMatchObject({ error: 'method_not_allowed' });
+});
+
+// DESIGN.md §21: one address sent 32,399 avatar requests in 15 s and every bystander slowed down.
+it('holds one address to its avatars budget a minute with 429, and serves another address meanwhile', async () => {
+  const from = (ip: string, i: number) =>
+    gw(stack, 'GET', `/avatars/${i}.svg`, { headers: { 'x-forwarded-for': ip } });
+  const answers = await Promise.all(Array.from({ length: 45 }, (_, i) => from('198.51.100.7', i + 1)));
+  expect(answers.filter((a) => a.status === 200)).toHaveLength(40);
+  const refused = answers.filter((a) => a.status === 429);
+  expect(refused).toHaveLength(5);
+  expect(refused[0]!.body).toMatchObject({ error: 'rate_limit_exceeded' });
+  expect(refused[0]!.body.retry_after).toBeGreaterThanOrEqual(1);
+  expect(refused[0]!.body.retry_after).toBeLessThanOrEqual(60);
+  expect(refused[0]!.headers.get('retry-after')).toBe(String(refused[0]!.body.retry_after));
+
+  expect((await from('198.51.100.8', 1)).status).toBe(200);
 });

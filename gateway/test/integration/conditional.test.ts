@@ -106,19 +106,36 @@ describe('conditional GET', () => {
     expect(read.headers.get('etag')).not.toBe(etag);
   });
 
-  it('answers If-None-Match: * with 304, and counts a tag that does not match', async () => {
+  // v1.2 (DESIGN.md §21) changed this: `*` made every read free; it is a 304 now charged like a 200.
+  it('answers If-None-Match: * with 304 but charges it, and counts a tag that does not match', async () => {
     const path = '/api/v1/categories';
     const first = await gw(stack, 'GET', path, { key: member.key });
     const any = await gw(stack, 'GET', path, { key: member.key, headers: { 'if-none-match': '*' } });
     expect(any.status).toBe(304);
+    expect(remaining(any)).toBe(remaining(first) - 1);
+    const anyListed = await gw(stack, 'GET', path, {
+      key: member.key,
+      headers: { 'if-none-match': `${first.headers.get('etag')}, *` },
+    });
+    expect(anyListed.status).toBe(304);
+    expect(remaining(anyListed)).toBe(remaining(first) - 2);
     const stale = await gw(stack, 'GET', path, { key: member.key, headers: { 'if-none-match': '"stale"' } });
     expect(stale.status).toBe(200);
-    expect(remaining(stale)).toBe(remaining(first) - 1);
+    expect(remaining(stale)).toBe(remaining(first) - 3);
     // A list of tags and the weak form name the same representation (RFC 9110 §13.1.2).
     const listed = `"other", W/${first.headers.get('etag')}`;
     expect(
       (await gw(stack, 'GET', path, { key: member.key, headers: { 'if-none-match': listed } })).status,
     ).toBe(304);
+  });
+
+  it('charges a search answered 304: its work was done whatever the answer', async () => {
+    const path = '/api/v1/posts?q=conditional';
+    const first = await gw(stack, 'GET', path, { key: member.key });
+    const etag = first.headers.get('etag')!;
+    const again = await gw(stack, 'GET', path, { key: member.key, headers: { 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+    expect(remaining(again)).toBe(remaining(first) - 1);
   });
 
   it('tags what the gateway answers itself: the API index and the OpenAPI document', async () => {

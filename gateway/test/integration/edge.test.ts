@@ -59,12 +59,14 @@ describe('the gateway edge', () => {
     );
   });
 
-  it('labels request metrics by routing prefix, never by raw path', async () => {
+  it('labels request metrics by route template, never by raw path', async () => {
     const { key } = await memberWithKey(stack);
     await gw(stack, 'GET', '/api/v1/posts/987654', { key });
     const metrics = await gw(stack, 'GET', '/metrics', { undocumented: true });
 
-    expect(metrics.text).toMatch(/http_requests_total\{[^}]*route="\/api\/v1\/posts"[^}]*status="404"/);
+    expect(metrics.text).toMatch(
+      /http_requests_total\{[^}]*route="\/api\/v1\/posts\/\{id\}"[^}]*status="404"/,
+    );
     expect(metrics.text).not.toContain('987654');
   });
 

@@ -12,3 +12,4 @@ export * from './oauth-protocol';
 export * from './tags';
 export * from './moderation';
 export * from './notifications';
+export * from './account-pages';

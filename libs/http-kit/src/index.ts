@@ -42,3 +42,4 @@ export {
   type IdempotencyOptions,
 } from './idempotency';
 export { escapeHtml } from './escape-html';
+export { EVENT_STREAM_HEADERS } from './event-stream';

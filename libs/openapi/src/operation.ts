@@ -42,8 +42,8 @@ export interface OperationSpec {
   /** The key API also accepts the account session cookie with its CSRF token. */
   session?: true;
   /**
-   * Served before keys and limits, like /docs (the default avatars): no 401/403/429 and no
-   * X-RateLimit headers.
+   * Served before keys and the API's limits, like /docs (the default avatars): no 401/403 and no
+   * X-RateLimit headers; a budget per address of its own (429).
    */
   unlimited?: true;
   query?: z.ZodObject;
@@ -79,7 +79,7 @@ export function errorStatuses(op: OperationSpec): number[] {
   // is not a form is an RFC 6749 `invalid_request` (400), not 415. The gateway reads every body
   // first: a slow one is its 408, one over 64 KiB its 413.
   if (op.protocol === 'oauth') return [400, 401, 408, 413, 429, 500, 503];
-  if (op.unlimited) return [404, 500, 503];
+  if (op.unlimited) return [404, 429, 500, 503];
   // A key that is sent is always checked, so even the key-less operations can answer 401 and 403.
   const statuses = new Set<number>([401, 403, 429, 500, 503]);
   if (op.body) [400, 408, 413, 415].forEach((status) => statuses.add(status));

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Notification } from '@community/contracts';
+import { EVENT_STREAM_HEADERS } from '@community/http-kit';
 
 /** A reader this far behind is dropped: it reconnects with `Last-Event-ID` and loses nothing. */
 const MAX_BUFFERED_BYTES = 256 * 1024;
@@ -26,13 +27,7 @@ export class SseStream {
     heartbeatMs: number,
     private readonly onClose: (stream: SseStream) => void,
   ) {
-    res.writeHead(200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-store',
-      Connection: 'keep-alive',
-      // Any proxy in front (nginx and its kin) must pass each event on at once.
-      'X-Accel-Buffering': 'no',
-    });
+    res.writeHead(200, { ...EVENT_STREAM_HEADERS, Connection: 'keep-alive' });
     // The head and a first line go out at once: the client knows the stream is open.
     res.write(': open\n\n');
     this.heartbeat = setInterval(() => this.write(': keep-alive\n\n'), heartbeatMs).unref();

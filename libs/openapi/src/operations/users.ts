@@ -75,7 +75,7 @@ export const USER_OPERATIONS: OperationSpec[] = [
     tag: 'Users',
     summary: 'The default avatar',
     description:
-      "The picture a user's `avatar` points at until they set one: `<public base>/avatars/{id}.svg`, the public base being `PUBLIC_BASE_URL` or the scheme and host of the request. One picture for every id in 1..2147483647 (no lookup); anything else is `404`. Served before keys and limits, like `/docs`, so it carries no `X-RateLimit-*` headers.",
+      "The picture a user's `avatar` points at until they set one: `<public base>/avatars/{id}.svg`, the public base being `PUBLIC_BASE_URL` or the scheme and host of the request. One picture for every id in 1..2147483647 (no lookup); anything else is `404`. Served before keys and the API's limits, like `/docs`, so it carries no `X-RateLimit-*` headers; an address has a budget of its own here (`AVATARS_PER_MINUTE`, 1,000 a minute), past which it is `429`.",
     scope: null,
     unlimited: true,
     response: {
