@@ -101,7 +101,7 @@ export async function start(
     registry,
     logger,
   });
-  const inFlight = new InFlight(redis, { prefix: config.REDIS_PREFIX });
+  const inFlight = new InFlight(redis, { prefix: config.REDIS_PREFIX, replicas: config.GATEWAY_REPLICAS });
   const avatars = new AvatarsBudget(redis, {
     prefix: config.REDIS_PREFIX,
     perMinute: config.AVATARS_PER_MINUTE,

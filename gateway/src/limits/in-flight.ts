@@ -20,6 +20,8 @@ return 1
 
 export interface InFlightOptions {
   prefix: string;
+  /** How many gateways share the caps (GATEWAY_REPLICAS): with one, nothing needs Redis. */
+  replicas: number;
   /** How long a request counts at most: one a gateway never released stops counting after this. */
   expiryMs?: number;
   /** How long an admission waits on Redis before this process decides alone. */
@@ -38,11 +40,12 @@ const RETRY_AFTER_SECONDS = 1;
 
 /**
  * The requests each account (or address) has in flight (DESIGN.md §21): admitted by the gateway and
- * not yet answered in full or abandoned by the client. A subject's first request in flight on this
- * process takes the process's own slot, with no Redis call — so a client that waits for each answer
- * never pays one; the others are counted in Redis, which every gateway shares, against `cap - 1`.
- * With one gateway that is the cap exactly; with R gateways an account holds at most `cap + R - 1`.
- * While Redis does not answer, this process alone holds each subject to its cap.
+ * not yet answered in full or abandoned by the client. One gateway counts them in its own memory,
+ * exactly and with no Redis call. Where several share the caps, a subject's first request in flight
+ * on a process takes the process's own slot, with no Redis call — so a client that waits for each
+ * answer never pays one; the others are counted in Redis, which every gateway shares, against
+ * `cap - 1`: R gateways hold an account to at most `cap + R - 1`. While Redis does not answer, each
+ * process alone holds each subject to its cap.
  */
 export class InFlight {
   private readonly local = new Map<string, Local>();
@@ -62,6 +65,11 @@ export class InFlight {
   /** Takes a slot for this request until `res` closes; `429 concurrency_limited` when all are taken. */
   async admit(subject: string, cap: number, res: ServerResponse): Promise<void> {
     const local = this.localOf(subject);
+    if (this.opts.replicas === 1) {
+      if (local.total >= cap) throw refusal(cap);
+      this.hold(subject, local, res, () => undefined);
+      return;
+    }
     if (!local.ownTaken) {
       local.ownTaken = true;
       this.hold(subject, local, res, () => (local.ownTaken = false));

@@ -103,6 +103,7 @@ describe('requests in flight per account', () => {
 describe('across two gateways', () => {
   let second: GatewayService;
   beforeAll(async () => {
+    await stack.restartGateway({ GATEWAY_REPLICAS: '2' });
     second = await startGateway({ ...stack.config, GATEWAY_PORT: 0 });
   });
   afterAll(() => second.stop());
