@@ -15,7 +15,7 @@ export function isLoopbackHost(hostname: string): boolean {
 /**
  * Why a redirect URI cannot be registered, or null when it can. https anywhere; plain http only on
  * the loopback interface, for native and development clients (RFC 8252 §7.3); never a fragment or
- * credentials (RFC 6749 §3.1.2).
+ * credentials (RFC 6749 §3.1.2); never port 0, where nothing can listen (DESIGN.md §21).
  */
 export function redirectUriProblem(value: string): string | null {
   let url: URL;
@@ -30,6 +30,8 @@ export function redirectUriProblem(value: string): string | null {
   }
   if (value.includes('#')) return 'must not contain a fragment (#)';
   if (url.username || url.password) return 'must not contain credentials';
+  // The parser writes `:0`, `:00` … as port '0'.
+  if (url.port === '0') return 'must not use port 0';
   return null;
 }
 

@@ -6,7 +6,7 @@ import {
   type CreatedKey,
 } from '@community/contracts';
 import type { Session } from '../domain/accounts/sessions';
-import { confirmedButton, dataTable } from './components';
+import { confirmedButton, dataTable, suspendedNotice, when } from './components';
 import { csrfInput, formAlert, inputField } from './forms';
 import { html, type Html } from './html';
 import { API_PAGE } from './layout';
@@ -31,22 +31,6 @@ export interface KeysView {
   /** The account's active suspension: said at the top, and no form to generate a key. */
   suspension: ActiveSuspension | null;
 }
-
-function suspendedBox({ until, reason }: ActiveSuspension): Html {
-  return html`<div class="alert error" role="alert" id="suspended">
-    <h2>Your account is suspended</h2>
-    <p>
-      ${until ? html`Until ${when(until, '')}` : 'Until a moderator lifts it'}: your keys and tokens are
-      refused (<code>403 account_suspended</code>) and no new key can be generated.
-    </p>
-    <p>Reason given: ${reason}</p>
-  </div>`;
-}
-
-const when = (timestamp: string | null, none: string) =>
-  timestamp
-    ? html`<time datetime="${timestamp}">${timestamp.slice(0, 16).replace('T', ' ')} UTC</time>`
-    : html`<span class="muted">${none}</span>`;
 
 const tomorrow = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
 
@@ -153,7 +137,7 @@ export function apiKeysMain(view: KeysView): Html {
       Keys let your programs call the Community Platform API as you. Give each program its own key with only
       the scopes it needs.
     </p>
-    ${view.suspension && suspendedBox(view.suspension)}
+    ${view.suspension && suspendedNotice(view.suspension, 'no new key can be generated')}
     ${view.notice && html`<div class="alert ok" role="status"><p>${view.notice}</p></div>`}
     ${view.newKey && newKeyBox(view.newKey)}
     <h2 id="keys-heading">Your keys</h2>

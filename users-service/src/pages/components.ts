@@ -1,3 +1,4 @@
+import type { ActiveSuspension } from '@community/contracts';
 import { csrfInput } from './forms';
 import { html, type Html } from './html';
 
@@ -46,4 +47,22 @@ export function confirmedButton({ action, confirm, csrfToken, text, label }: Con
     ${csrfInput(csrfToken)}
     <button type="submit" class="revoke" aria-label="${label}">${text}</button>
   </form>`;
+}
+
+/** A moment as the pages show it, to the minute in UTC; `none` when there is none. */
+export const when = (timestamp: string | null, none: string) =>
+  timestamp
+    ? html`<time datetime="${timestamp}">${timestamp.slice(0, 16).replace('T', ' ')} UTC</time>`
+    : html`<span class="muted">${none}</span>`;
+
+/** Said at the top of a page whose changes a suspended account may not make (DESIGN.md §12, §21). */
+export function suspendedNotice({ until, reason }: ActiveSuspension, consequence: string): Html {
+  return html`<div class="alert error" role="alert" id="suspended">
+    <h2>Your account is suspended</h2>
+    <p>
+      ${until ? html`Until ${when(until, '')}` : 'Until a moderator lifts it'}: your keys and tokens are
+      refused (<code>403 account_suspended</code>) and ${consequence}.
+    </p>
+    <p>Reason given: ${reason}</p>
+  </div>`;
 }

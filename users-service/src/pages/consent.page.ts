@@ -11,8 +11,9 @@ import {
 } from '../domain/oauth/authorization-request';
 import type { OAuthUser } from '../domain/oauth/oauth-model';
 import { oauthServer, type OAuthDeps } from '../domain/oauth/oauth-server';
+import { accountSuspension } from '../domain/users/suspension';
 import { assertSessionCsrf, currentSession } from '../routes/session';
-import { CONSENT_PAGE, consentMain } from './consent.view';
+import { CONSENT_PAGE, consentMain, suspendedMain } from './consent.view';
 import { formValue } from './forms';
 import { allowFormRedirectTo } from './headers';
 import { renderPage } from './layout';
@@ -25,7 +26,8 @@ type Checked = { session: Session; request: AuthorizationRequest } | null;
 
 /**
  * Checks the request and answers for it when it cannot go on: an untrusted app or redirect URI gets
- * an error page, any other fault goes back to the app, and a visitor without a session logs in first.
+ * an error page, any other fault goes back to the app, a visitor without a session logs in first, and
+ * a suspended account is told it can authorize nothing (DESIGN.md §21).
  */
 async function checkOrAnswer(deps: OAuthDeps, req: Request, res: Response, input: unknown): Promise<Checked> {
   const session = await currentSession(deps.sql, req);
@@ -37,6 +39,15 @@ async function checkOrAnswer(deps: OAuthDeps, req: Request, res: Response, input
   }
   if (!session) {
     res.redirect(303, loginUrl(consentUrl(check.request.params)));
+    return null;
+  }
+  const suspension = await accountSuspension(deps.sql, session.userId);
+  if (suspension) {
+    renderPage(res, 403, {
+      title: `Authorize ${check.request.client.name}`,
+      session,
+      main: suspendedMain(check.request, suspension),
+    });
     return null;
   }
   return { session, request: check.request };

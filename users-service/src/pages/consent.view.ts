@@ -1,6 +1,7 @@
-import { SCOPE_DESCRIPTIONS } from '@community/contracts';
+import { SCOPE_DESCRIPTIONS, type ActiveSuspension } from '@community/contracts';
 import type { Session } from '../domain/accounts/sessions';
 import type { AuthorizationRequest } from '../domain/oauth/authorization-request';
+import { suspendedNotice } from './components';
 import { csrfInput } from './forms';
 import { html, type Html } from './html';
 import { APPS_PAGE } from './layout';
@@ -35,4 +36,11 @@ export function consentMain(session: Session, request: AuthorizationRequest): Ht
       <button type="submit" name="decision" value="allow" id="allow">Allow</button>
       <button type="submit" name="decision" value="deny" id="deny" class="link">Deny</button>
     </form>`;
+}
+
+/** What a suspended account sees instead of the question: no app can be authorized now. */
+export function suspendedMain(request: AuthorizationRequest, suspension: ActiveSuspension): Html {
+  return html`<h1>Authorize ${request.client.name}</h1>
+    ${suspendedNotice(suspension, 'no app can be authorized')}
+    <p>${request.client.name} was given no access to your account.</p>`;
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { signIdentity } from '@community/http-kit';
 import { actor } from '@community/test-harness';
+import { Browser, csrfOf, type Form, type Page } from '../support/account-browser';
 import { startUsersService, type UsersHarness } from '../support/users-harness';
 
 let h: UsersHarness;
@@ -13,69 +13,6 @@ afterAll(async () => {
   await h?.stop();
 });
 
-interface Page {
-  status: number;
-  headers: Headers;
-  text: string;
-  setCookies: string[];
-}
-
-type Form = Record<string, string | string[]>;
-
-let visitors = 0;
-
-/**
- * A cookie-keeping browser that reaches the service the way the gateway forwards it: signed,
- * anonymous, with a client address, and without following redirects.
- */
-class Browser {
-  readonly cookies = new Map<string, string>();
-  readonly ip = `10.77.${Math.floor(++visitors / 250)}.${visitors % 250}`;
-
-  get(path: string, headers: Record<string, string> = {}) {
-    return this.send('GET', path, { headers });
-  }
-
-  post(path: string, form: Form, headers: Record<string, string> = {}) {
-    const body = new URLSearchParams();
-    for (const [name, value] of Object.entries(form)) {
-      for (const item of [value].flat()) body.append(name, item);
-    }
-    return this.send('POST', path, {
-      body: body.toString(),
-      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-    });
-  }
-
-  async send(method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}) {
-    const cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    const res = await fetch(h.url + path, {
-      method,
-      redirect: 'manual',
-      body: init.body,
-      headers: {
-        ...signIdentity(h.config.INTERNAL_TOKEN, { method, url: path, actor: null, clientIp: this.ip }),
-        ...(cookie ? { cookie } : {}),
-        ...init.headers,
-      },
-    });
-    const setCookies = res.headers.getSetCookie();
-    for (const line of setCookies) {
-      const [pair = ''] = line.split(';');
-      const [name = '', value = ''] = pair.split('=');
-      if (/expires=Thu, 01 Jan 1970|max-age=0/i.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    return { status: res.status, headers: res.headers, text: await res.text(), setCookies } satisfies Page;
-  }
-
-  /** The CSRF token of the form on `path`, as a user who opened the page would submit it. */
-  async csrf(path: string): Promise<string> {
-    return csrfOf(await this.get(path));
-  }
-}
-
-const csrfOf = (page: Page) => /name="_csrf" value="([^"]+)"/.exec(page.text)?.[1] ?? '';
 /** The opening tag of the element with this id, whitespace collapsed. */
 const tagOf = (page: Page, id: string) =>
   new RegExp(`<[a-z]+\\s[^>]*\\bid="${id}"[^>]*>`).exec(page.text)?.[0].replace(/\s+/g, ' ') ?? '';
@@ -86,7 +23,7 @@ const PASSWORD = 'a good long password';
 let accounts = 0;
 
 /** A new account registered through the page; the browser holds its session afterwards. */
-async function registered(browser = new Browser(), extra: Form = {}) {
+async function registered(browser = new Browser(h), extra: Form = {}) {
   const username = `page_${process.pid}_${++accounts}`;
   const page = await browser.post('/account/register', {
     _csrf: await browser.csrf('/account/register'),
@@ -122,7 +59,7 @@ const userId = async (username: string) =>
 
 describe('registration', () => {
   it('signs the new user in with an HttpOnly, SameSite=Lax cookie and lands on the API page', async () => {
-    const browser = new Browser();
+    const browser = new Browser(h);
     const form = await browser.get('/account/register');
     expect(form.status).toBe(200);
     expect(form.text).toContain('id="register-form"');
@@ -145,7 +82,7 @@ describe('registration', () => {
   });
 
   it('shows field errors next to the fields and keeps what was typed, except the password', async () => {
-    const browser = new Browser();
+    const browser = new Browser(h);
     const page = await browser.post('/account/register', {
       _csrf: await browser.csrf('/account/register'),
       username: 'x',
@@ -167,7 +104,7 @@ describe('registration', () => {
 
   it('answers 409 next to the username when it is taken', async () => {
     const { username } = await registered();
-    const browser = new Browser();
+    const browser = new Browser(h);
     const page = await browser.post('/account/register', {
       _csrf: await browser.csrf('/account/register'),
       username,
@@ -186,7 +123,7 @@ describe('login', () => {
 
   it('refuses a wrong password with 401 and a generic message', async () => {
     const { username } = await registered();
-    const page = await attempt(new Browser(), username, 'not the password');
+    const page = await attempt(new Browser(h), username, 'not the password');
 
     expect(page.status).toBe(401);
     expect(page.text).toContain('Wrong username or password.');
@@ -196,8 +133,8 @@ describe('login', () => {
 
   it('goes to a same-site next page, and never to another site', async () => {
     const { username } = await registered();
-    const good = await attempt(new Browser(), username, PASSWORD, '/account/settings');
-    const evil = await attempt(new Browser(), username, PASSWORD, '//evil.example/account/');
+    const good = await attempt(new Browser(h), username, PASSWORD, '/account/settings');
+    const evil = await attempt(new Browser(h), username, PASSWORD, '//evil.example/account/');
 
     expect(good.status).toBe(303);
     expect(good.headers.get('location')).toBe('/account/settings');
@@ -206,7 +143,7 @@ describe('login', () => {
 
   it('locks the account out for this address after 10 failures, even with the right password', async () => {
     const { username } = await registered();
-    const browser = new Browser();
+    const browser = new Browser(h);
     for (let i = 0; i < 10; i++)
       expect((await attempt(browser, username, 'wrong password!')).status).toBe(401);
 
@@ -214,11 +151,11 @@ describe('login', () => {
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(locked.text).toContain('Too many failed logins');
-    expect((await attempt(new Browser(), username, PASSWORD)).status).toBe(303);
+    expect((await attempt(new Browser(h), username, PASSWORD)).status).toBe(303);
   });
 
   it('sends unauthenticated visitors to the login page and back', async () => {
-    const browser = new Browser();
+    const browser = new Browser(h);
     const page = await browser.get('/account/settings/api');
     expect(page.status).toBe(303);
     expect(page.headers.get('location')).toBe('/account/login?next=%2Faccount%2Fsettings%2Fapi');
@@ -230,7 +167,7 @@ describe('login', () => {
 
   it('sets the Secure flag when the gateway says the request came over https', async () => {
     const { username } = await registered();
-    const browser = new Browser();
+    const browser = new Browser(h);
     const https = { 'x-forwarded-proto': 'https' };
     const _csrf = csrfOf(await browser.get('/account/login', https));
     const page = await browser.post('/account/login', { _csrf, username, password: PASSWORD }, https);
@@ -243,7 +180,7 @@ describe('login', () => {
 describe('CSRF protection', () => {
   it('refuses a login form without its token with a 403 page', async () => {
     const { username } = await registered();
-    const page = await new Browser().post('/account/login', { username, password: PASSWORD });
+    const page = await new Browser(h).post('/account/login', { username, password: PASSWORD });
 
     expect(page.status).toBe(403);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
@@ -252,7 +189,7 @@ describe('CSRF protection', () => {
   });
 
   it('refuses a registration whose token does not match the cookie, creating nobody', async () => {
-    const browser = new Browser();
+    const browser = new Browser(h);
     await browser.get('/account/register');
     const page = await browser.post('/account/register', {
       _csrf: 'A'.repeat(43),
@@ -528,11 +465,11 @@ describe('every page', () => {
   it('carries the security headers, with a fresh nonce on its one script', async () => {
     const { browser } = await registered();
     const pages = [
-      await new Browser().get('/account/register'),
-      await new Browser().get('/account/login'),
-      await new Browser().get('/account/settings'),
-      await new Browser().post('/account/login', {}),
-      await new Browser().get('/account/no-such-page'),
+      await new Browser(h).get('/account/register'),
+      await new Browser(h).get('/account/login'),
+      await new Browser(h).get('/account/settings'),
+      await new Browser(h).post('/account/login', {}),
+      await new Browser(h).get('/account/no-such-page'),
       await browser.get('/account/settings'),
       await browser.get('/account/settings/api'),
       await generateKey(browser),
@@ -554,8 +491,8 @@ describe('every page', () => {
   });
 
   it('answers unknown pages, wrong methods and unsigned calls as HTML without internals', async () => {
-    const missing = await new Browser().get('/account/nope');
-    const method = await new Browser().send('DELETE', '/account/login');
+    const missing = await new Browser(h).get('/account/nope');
+    const method = await new Browser(h).send('DELETE', '/account/login');
     const unsigned = await fetch(`${h.url}/account/login`);
 
     expect(missing.status).toBe(404);

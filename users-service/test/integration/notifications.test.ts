@@ -10,6 +10,7 @@ import {
   type OpenedStream,
 } from '@community/test-harness';
 import { start, type UsersService } from '../../src/start';
+import { content, type Member } from '../support/content-events';
 import { registerMember, startUsersService, type UsersHarness } from '../support/users-harness';
 
 // DESIGN.md §13 in users-service: notifications from content events, the three endpoints, the stream.
@@ -21,36 +22,7 @@ beforeAll(async () => {
 afterAll(() => h.stop());
 
 const publish = (...events: EventEnvelope<unknown>[]) => publishEvents(h.exchange, events);
-
-type Member = Awaited<ReturnType<typeof registerMember>>;
 const member = () => registerMember(h);
-
-let ids = 10_000;
-/** A post or comment as posts-service announces it. */
-function content(
-  author: Member,
-  fields: Partial<{
-    type: 'post' | 'comment';
-    post_id: number;
-    post_author: Member;
-    parent_author: Member | null;
-    mentions: string[];
-  }> = {},
-) {
-  const id = ++ids;
-  const type = fields.type ?? 'comment';
-  return envelope('content.created', {
-    type,
-    id,
-    post_id: fields.post_id ?? (type === 'post' ? id : 1),
-    author_id: author.user.id,
-    post_author_id: (fields.post_author ?? author).user.id,
-    parent_author_id: fields.parent_author?.user.id ?? null,
-    title: 'A post',
-    excerpt: 'Some text',
-    mentions: fields.mentions ?? [],
-  });
-}
 
 const list = async (who: Member, query = '') => {
   const res = await h.call(who.as, 'GET', `/notifications${query}`);

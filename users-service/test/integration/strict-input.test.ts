@@ -45,8 +45,26 @@ describe('a key minted by a key (the gateway signs the parent key’s expiry)', 
   });
 });
 
+describe('OAuth app registration', () => {
+  it('refuses a redirect URI with port 0 with 400 validation_error on that field', async () => {
+    const { as, user } = await registerMember(h);
+    for (const uri of ['https://example.org:0/cb', 'https://example.org:000/cb', 'http://127.0.0.1:0/cb']) {
+      const res = await h.call(as, 'POST', '/oauth/apps', {
+        body: { name: 'Port zero', redirect_uris: ['https://example.org/ok', uri] },
+      });
+      expect([uri, res.status, res.body.error, res.body.details?.field]).toEqual([
+        uri,
+        400,
+        'validation_error',
+        'redirect_uris.1',
+      ]);
+    }
+    expect(await h.sql`select 1 from oauth_apps where user_id = ${user.id}`).toHaveLength(0);
+  });
+});
+
 describe('the consent page', () => {
-  it('answers a loopback redirect_uri with port 99999 as unregistered (400 page), never a 500', async () => {
+  it('answers a loopback redirect_uri with port 99999 or 0 as unregistered (400 page), never a 500', async () => {
     const { as } = await registerMember(h);
     const app = await h.call(as, 'POST', '/oauth/apps', {
       body: { name: 'Native', client_type: 'public', redirect_uris: ['http://127.0.0.1:9/callback'] },
@@ -72,9 +90,11 @@ describe('the consent page', () => {
       return { status: res.status, location: res.headers.get('location'), text: await res.text() };
     };
     // No PKCE: an error the page sends back to a redirect URI it trusts, and only to one it trusts.
-    const bad = await ask('http://127.0.0.1:99999/callback');
-    expect(bad.status).toBe(400);
-    expect(bad.text).toContain('asked to send you to an address it has not registered');
+    for (const port of ['99999', '0']) {
+      const bad = await ask(`http://127.0.0.1:${port}/callback`);
+      expect([port, bad.status]).toEqual([port, 400]);
+      expect(bad.text).toContain('asked to send you to an address it has not registered');
+    }
     const otherPort = await ask('http://127.0.0.1:51234/callback');
     expect(otherPort.status).toBe(303);
     expect(otherPort.location).toMatch(/^http:\/\/127\.0\.0\.1:51234\/callback\?error=invalid_request/);

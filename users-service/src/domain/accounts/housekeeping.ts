@@ -2,14 +2,15 @@ import type { Sql } from '@community/db';
 import type { Logger } from '@community/logging';
 import { deleteExpiredSessions } from '../../db/sessions.repository';
 import { pruneFormTokens } from '../../db/form-tokens.repository';
+import { pruneMentionQuota } from '../../db/mention-quota.repository';
 import { pruneOAuth } from '../../db/oauth-grants.repository';
 import { pruneThrottle } from '../../db/throttle.repository';
 
 const LONGEST_WINDOW_SECONDS = 3600;
 
 /**
- * Deletes expired sessions, throttle events outside every window, old form tokens and long-expired
- * OAuth codes and tokens, every few minutes.
+ * Deletes expired sessions, throttle events outside every window, old form tokens, long-expired
+ * OAuth codes and tokens and past days' mention counts, every few minutes.
  */
 export class Housekeeping {
   private timer: NodeJS.Timeout | undefined;
@@ -31,6 +32,7 @@ export class Housekeeping {
       await pruneThrottle(this.sql, LONGEST_WINDOW_SECONDS);
       await pruneFormTokens(this.sql, 7 * 86_400);
       await pruneOAuth(this.sql);
+      await pruneMentionQuota(this.sql);
     } catch (err) {
       this.logger.warn({ err: { message: (err as Error).message } }, 'housekeeping failed; will retry');
     }

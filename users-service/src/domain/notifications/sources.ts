@@ -9,11 +9,13 @@ import {
   type NewNotification,
 } from '../../db/notifications.repository';
 import { announce } from './announce';
+import { mentionsWithinCap } from './mention-cap';
 
 /**
  * A new post or comment (DESIGN.md §13): `reply` to the post's author and to the author of the
  * comment it answers, `mention` to each `@username` it names — one notification per person, a reply
- * before a mention — never to its own author.
+ * before a mention — never to its own author, and a mention only while its author is under the daily
+ * cap for that recipient (DESIGN.md §21).
  */
 const onContentCreated: EventHandler = async (tx: Tx, event: EventEnvelope) => {
   const content = eventData['content.created'].parse(event.data);
@@ -29,13 +31,20 @@ const onContentCreated: EventHandler = async (tx: Tx, event: EventEnvelope) => {
     content.type === 'comment'
       ? [content.post_author_id, content.parent_author_id ?? content.post_author_id]
       : [];
-  const mentioned = await usersNamed(tx, content.mentions);
+  const mentioned = await mentionedOnly(tx, content.mentions, [content.author_id, ...replyTo]);
+  const notified = await mentionsWithinCap(tx, content.author_id, mentioned);
   const rows: NewNotification[] = [
     ...replyTo.map((recipientId) => ({ ...subject, recipientId, kind: 'reply' as const })),
-    ...mentioned.map(({ id }) => ({ ...subject, recipientId: id, kind: 'mention' as const })),
+    ...notified.map((recipientId) => ({ ...subject, recipientId, kind: 'mention' as const })),
   ];
   await announce(tx, await insertNotifications(tx, rows));
 };
+
+/** The members named who would be told of the mention: not its author, not those told of a reply. */
+async function mentionedOnly(tx: Tx, usernames: string[], toldOtherwise: number[]): Promise<number[]> {
+  const ids = (await usersNamed(tx, usernames)).map(({ id }) => id);
+  return ids.filter((id) => !toldOtherwise.includes(id));
+}
 
 /**
  * A like, the first by this member on this post (liking again after an unlike tells nobody twice):

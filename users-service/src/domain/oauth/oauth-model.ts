@@ -1,8 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import type OAuth2Server from '@node-oauth/oauth2-server';
-import { InvalidScopeError } from '@node-oauth/oauth2-server';
+import { InvalidGrantError, InvalidScopeError, UnauthorizedClientError } from '@node-oauth/oauth2-server';
 import { effectiveScopes } from '@community/access';
 import { type OAuthClientType, type Role, type Scope } from '@community/contracts';
+import type { Sql } from '@community/db';
 import type { TxDeps } from '@community/events';
 import { findClient, type OAuthClientRow } from '../../db/oauth-apps.repository';
 import {
@@ -16,6 +17,7 @@ import {
 } from '../../db/oauth-grants.repository';
 import { hashSecret, looksLike, newOAuthValue } from './oauth-material';
 import { isRegisteredRedirect, parseScopeParam, scopeBeyondRole } from './oauth-scopes';
+import { accountSuspension } from '../users/suspension';
 import { revokeGrantFamily } from './revocation';
 
 export interface OAuthClient extends OAuth2Server.Client {
@@ -67,6 +69,19 @@ function secretMatches(given: unknown, stored: Buffer | null): boolean {
 }
 
 /**
+ * A suspended account gets no new token (DESIGN.md §21): the grant it acts under is refused, but not
+ * retired, so its refresh token works again once the suspension is lifted.
+ */
+async function refuseSuspended(sql: Sql, userId: number, refusal: () => Error): Promise<void> {
+  if (await accountSuspension(sql, userId)) throw refusal();
+}
+
+const suspendedGrant = () => new InvalidGrantError('Invalid grant: the account is suspended');
+// RFC 6749 §5.2: the client is fine, but may not use this grant while its owner is suspended.
+const suspendedOwner = () =>
+  new UnauthorizedClientError('Unauthorized client: the account that owns this app is suspended');
+
+/**
  * The storage model @node-oauth/oauth2-server drives: the library runs the protocol (grant types, PKCE
  * verification, rotation, error codes); this decides who the client is, what a scope may be, and
  * keeps every code and token as a SHA-256 hash under its grant.
@@ -102,6 +117,7 @@ export function oauthModel(deps: TxDeps, check: ClientCheck) {
     generateRefreshToken: async () => newOAuthValue('refreshToken'),
 
     async getUserFromClient(client: OAuthClient): Promise<OAuthUser> {
+      await refuseSuspended(sql, client.ownerId, suspendedOwner);
       return { id: client.ownerId, role: client.ownerRole };
     },
 
@@ -143,6 +159,7 @@ export function oauthModel(deps: TxDeps, check: ClientCheck) {
         await revokeGrantFamily(deps, row.grantId);
         return null;
       }
+      await refuseSuspended(sql, row.userId, suspendedGrant);
       return {
         authorizationCode,
         expiresAt: row.expiresAt,
@@ -169,6 +186,7 @@ export function oauthModel(deps: TxDeps, check: ClientCheck) {
         await revokeGrantFamily(deps, row.grantId);
         return null;
       }
+      await refuseSuspended(sql, row.userId, suspendedGrant);
       return {
         refreshToken,
         refreshTokenExpiresAt: row.expiresAt,

@@ -1,6 +1,6 @@
 import { isIPv4 } from 'node:net';
 import { ROLE_SCOPES } from '@community/access';
-import { isScope, type Role, type Scope } from '@community/contracts';
+import { isScope, redirectUriProblem, type Role, type Scope } from '@community/contracts';
 
 /** What an app gets when it asks for no scope: least privilege (RFC 6749 §3.3 lets us choose). */
 export const DEFAULT_OAUTH_SCOPES: Scope[] = ['read'];
@@ -32,9 +32,11 @@ function withoutLoopbackPort(uri: string): string | null {
 
 /**
  * Whether `given` is one of the app's redirect URIs: character for character, except that a loopback
- * IP URI may use any port, since native apps pick a free one per run (RFC 8252 §7.3).
+ * IP URI may use any port, since native apps pick a free one per run (RFC 8252 §7.3). A URI that
+ * registration would refuse today (port 0, say) is never one, whatever was stored before.
  */
 export function isRegisteredRedirect(registered: readonly string[], given: string): boolean {
+  if (redirectUriProblem(given) !== null) return false;
   if (registered.includes(given)) return true;
   const loose = withoutLoopbackPort(given);
   return loose !== null && registered.some((uri) => withoutLoopbackPort(uri) === loose);

@@ -3,14 +3,15 @@ import { enqueueEvent, commitWithEvents, type TxDeps } from '@community/events';
 import { findUser, insertUser, UniqueFieldTaken } from '../../db/users.repository';
 import type { UserRow } from '../../db/rows';
 import { hashPassword } from '../passwords';
-import { assertUnderLimit, takeFromLimit, type Limit } from '../throttle';
+import { assertUnderLimit, reserveFromLimit, takeFromLimit, type Limit } from '../throttle';
 
 export const REGISTRATIONS_PER_HOUR_PER_IP = 20;
 
 /**
  * A new member account; its `user.registered` event commits with it. The address's registration is
  * counted in the same transaction, under the address's lock, so parallel requests cannot pass the
- * cap; one that fails (a taken username) is not counted.
+ * cap. A taken username or email rolls that back, so it is counted again on its own: otherwise the
+ * 409 would tell anyone which emails have accounts, without limit.
  */
 export async function registerUser(deps: TxDeps, body: RegisterBody, clientIp: string): Promise<UserRow> {
   const limit: Limit = {
@@ -37,6 +38,7 @@ export async function registerUser(deps: TxDeps, body: RegisterBody, clientIp: s
     });
   } catch (err) {
     if (err instanceof UniqueFieldTaken) {
+      await reserveFromLimit(deps.sql, limit);
       throw new ConflictError(`this ${err.field} is already registered`, { field: err.field });
     }
     throw err;

@@ -3,8 +3,12 @@ import { NotFoundError, ValidationError, type Actor, type Me, type UpdateMeBody 
 import { enqueueEvent, commitWithEvents, type TxDeps } from '@community/events';
 import { findUser, updateProfile } from '../../db/users.repository';
 import { toMe } from './representations';
+import { assertNotSuspended } from './suspension';
 
-/** Changes the caller's profile and tells the replicas (`user.updated`) when something really changed. */
+/**
+ * Changes the caller's profile and tells the replicas (`user.updated`) when something really changed.
+ * A suspended account is read-only (DESIGN.md §21), on the account pages as through the API.
+ */
 export async function updateMe(deps: TxDeps, actor: Actor, body: UpdateMeBody, base: string): Promise<Me> {
   assertScope(actor, 'write');
   const { userId } = actor;
@@ -12,6 +16,7 @@ export async function updateMe(deps: TxDeps, actor: Actor, body: UpdateMeBody, b
     throw ValidationError.single('body', 'required', 'body must contain at least one field to change');
   }
   return commitWithEvents(deps, async (tx) => {
+    await assertNotSuspended(tx, userId);
     const before = await findUser(tx, userId);
     if (!before) throw new NotFoundError('user');
     await updateProfile(tx, userId, { displayName: body.display_name, bio: body.bio, avatar: body.avatar });
