@@ -9,6 +9,7 @@ import type { Sql } from '@community/db';
 import type { Logger } from '@community/logging';
 import type { TxDeps } from '@community/events';
 import type { Clock } from './domain/clock';
+import type { FlagStanding } from './domain/moderation/standing';
 import type { ViewCounter } from './domain/posts/view-counter';
 import { postsServiceRoutes } from './routes';
 
@@ -24,6 +25,8 @@ export interface AppDeps extends TxDeps {
   searchSql: Sql;
   /** Where searches wait for one of the SEARCH_CONCURRENCY slots. */
   searches: Slots;
+  /** How old an account must be for its flags to count towards hiding (FLAG_MIN_ACCOUNT_AGE_HOURS). */
+  flagStanding: FlagStanding;
   /** PUBLIC_BASE_URL, when configured (absolute URLs in answers: pagination links, default avatars). */
   publicBaseUrl?: string;
 }

@@ -49,6 +49,7 @@ export function start(
         clock,
         searchSql,
         searches: searchSlots(config.SEARCH_CONCURRENCY),
+        flagStanding: { minAccountAgeHours: config.FLAG_MIN_ACCOUNT_AGE_HOURS, clock },
         publicBaseUrl: config.PUBLIC_BASE_URL,
       }),
     onStop: async () => {

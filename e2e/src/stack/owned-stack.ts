@@ -144,6 +144,9 @@ export async function startOwnedStack(
     posts: service('posts', 'posts-service', (port) => ({
       POSTS_SERVICE_PORT: String(port),
       E2E_CRASH_AFTER_COMMIT_KEY: CRASH_AFTER_COMMIT_KEY,
+      // The suite's accounts are minutes old: at the default (24 h) their flags would hide nothing,
+      // and the flags journey has three members hide a post.
+      FLAG_MIN_ACCOUNT_AGE_HOURS: '0',
     })),
     users: service('users', 'users-service', (port) => ({
       USERS_SERVICE_PORT: String(port),

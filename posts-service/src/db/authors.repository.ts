@@ -21,3 +21,19 @@ export async function upsertAuthor(tx: Tx, author: AuthorProfile, sourceTimestam
       updated_at = now()
     where authors.source_timestamp <= excluded.source_timestamp`;
 }
+
+/**
+ * When users-service created the account, as its user.registered event says; the earliest known wins,
+ * so a late or repeated event can only correct it backwards, whatever order the events arrive in.
+ */
+export async function recordRegistration(tx: Tx, id: number, registeredAt: Date): Promise<void> {
+  await tx`
+    update authors set registered_at = ${registeredAt}
+    where id = ${id} and (registered_at is null or registered_at > ${registeredAt})`;
+}
+
+/** When the account was created, null when posts-service has not heard of it. */
+export async function findRegistration(tx: Tx, id: number): Promise<Date | null> {
+  const [row] = await tx<{ registeredAt: Date | null }[]>`select registered_at from authors where id = ${id}`;
+  return row?.registeredAt ?? null;
+}

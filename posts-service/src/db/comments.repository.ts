@@ -182,11 +182,11 @@ export async function searchComments(
 
 export async function insertComment(
   tx: Tx,
-  comment: { postId: number; parentId: number | null; authorId: number; content: string },
+  comment: { postId: number; parentId: number | null; authorId: number; authorRole: string; content: string },
 ): Promise<number> {
   const [row] = await tx<{ id: number }[]>`
-    insert into comments (post_id, parent_id, author_id, content)
-    values (${comment.postId}, ${comment.parentId}, ${comment.authorId}, ${comment.content})
+    insert into comments (post_id, parent_id, author_id, author_role, content)
+    values (${comment.postId}, ${comment.parentId}, ${comment.authorId}, ${comment.authorRole}, ${comment.content})
     returning id`;
   return row!.id;
 }

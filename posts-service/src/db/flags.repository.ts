@@ -27,12 +27,13 @@ const SELECT_FLAG = (db: Db) => db`
 /** A new open flag; null when this member already holds an open flag on the target. */
 export async function insertFlag(
   tx: Tx,
-  flag: { target: Target; flaggerId: number; reason: string; note: string | null },
+  flag: { target: Target; flaggerId: number; reason: string; note: string | null; countsToHide: boolean },
 ): Promise<FlagRow | null> {
   try {
     const [row] = await tx<FlagRow[]>`
-      insert into flags (target_type, target_id, flagger_id, reason, note)
-      values (${flag.target.type}, ${flag.target.id}, ${flag.flaggerId}, ${flag.reason}, ${flag.note})
+      insert into flags (target_type, target_id, flagger_id, reason, note, counts_to_hide)
+      values (${flag.target.type}, ${flag.target.id}, ${flag.flaggerId}, ${flag.reason}, ${flag.note},
+              ${flag.countsToHide})
       returning id, target_type, target_id, flagger_id, reason, note, status, created_at`;
     return row!;
   } catch (err) {
@@ -41,13 +42,22 @@ export async function insertFlag(
   }
 }
 
-/** The reasons of the open flags on a target, one per member. */
-export async function openFlagReasons(tx: Tx, target: Target): Promise<string[]> {
+/** The reasons of the open flags on a target that count towards hiding it, one per member. */
+export async function countingFlagReasons(tx: Tx, target: Target): Promise<string[]> {
   const rows = await tx<{ reason: string }[]>`
     select reason from flags
-    where target_type = ${target.type} and target_id = ${target.id} and status = 'open'
+    where target_type = ${target.type} and target_id = ${target.id} and status = 'open' and counts_to_hide
     order by id`;
   return rows.map((row) => row.reason);
+}
+
+/** The role the target's author wrote it with; null when it was written before roles were recorded. */
+export async function authorRoleOf(tx: Tx, target: Target): Promise<string | null> {
+  const [row] =
+    target.type === 'post'
+      ? await tx<{ authorRole: string | null }[]>`select author_role from posts where id = ${target.id}`
+      : await tx<{ authorRole: string | null }[]>`select author_role from comments where id = ${target.id}`;
+  return row?.authorRole ?? null;
 }
 
 export async function findFlag(

@@ -30,6 +30,8 @@ export interface NewPost {
   authorId: number;
   categoryId: number;
   tags: string[];
+  /** The role the author writes with (flags never hide staff content, DESIGN.md §21). */
+  authorRole: string;
 }
 
 export type PostChanges = Partial<
@@ -278,8 +280,9 @@ export async function findLivePost(
 
 export async function insertPost(tx: Tx, post: NewPost): Promise<number> {
   const [row] = await tx<{ id: number }[]>`
-    insert into posts (title, slug, content, author_id, category_id, tags)
-    values (${post.title}, ${post.slug}, ${post.content}, ${post.authorId}, ${post.categoryId}, ${post.tags}::text[])
+    insert into posts (title, slug, content, author_id, category_id, tags, author_role)
+    values (${post.title}, ${post.slug}, ${post.content}, ${post.authorId}, ${post.categoryId}, ${post.tags}::text[],
+            ${post.authorRole})
     returning id`;
   return row!.id;
 }

@@ -1,4 +1,4 @@
-import { SEARCH_CAP, searchTotal, ValidationError, type SearchTotal } from '@community/contracts';
+import { SEARCH_CAP, SearchTimeoutError, searchTotal, type SearchTotal } from '@community/contracts';
 import { createDb, type Sql, type Tx } from '@community/db';
 import type { PostgresType } from 'postgres';
 import { parse as parseArray } from 'postgres-array';
@@ -143,9 +143,10 @@ const SEARCH_TYPES = {
  * other request reads with. Each connection starts with the two settings a search needs, with no
  * transaction to set them in (three round trips a query saved):
  *
- * - `statement_timeout` (SEARCH_TIMEOUT_MS): a search broad enough to need longer — dozens of common
- *   words joined by `or` over a large forum — is refused (see {@link bounded}) instead of holding a
- *   connection and the database's CPU.
+ * - `statement_timeout` (SEARCH_TIMEOUT_MS, 1 s): a search broad enough to need longer — common words
+ *   joined by `or` over a large forum — is refused (see {@link bounded}) instead of holding a
+ *   connection and the database's CPU. Queries with more terms or `or`s than that never get here
+ *   (domain/search.ts `assertSearchable`).
  * - `plan_cache_mode = force_custom_plan`: each statement is planned for its own `q`. PostgreSQL's
  *   generic plan of a prepared search knows neither how many posts the words match nor the query
  *   itself: it counted a common word's matches through the whole GIN bitmap (17 ms where a scan
@@ -172,16 +173,16 @@ export function createSearchDb(
   });
 }
 
-/** A search's queries, on the search pool: one that ran out of time is the caller's `400`. */
+/**
+ * A search's queries, on the search pool: one that ran out of time is `503 search_timeout` with
+ * `Retry-After` (DESIGN.md §21). Within the term and `or` limits that is a search matching too much
+ * for the moment's load, which a narrower query or a later try gets past.
+ */
 export async function bounded<T>(search: Promise<T>): Promise<T> {
   try {
     return await search;
   } catch (err) {
     if ((err as { code?: string }).code !== QUERY_CANCELED) throw err;
-    throw ValidationError.single(
-      'q',
-      'invalid_value',
-      'this search matches too much to answer in time; add words, a phrase or a filter',
-    );
+    throw new SearchTimeoutError();
   }
 }

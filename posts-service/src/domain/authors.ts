@@ -1,16 +1,21 @@
 import { eventData } from '@community/contracts';
 import type { Tx } from '@community/db';
 import type { EventEnvelope } from '@community/events';
-import { upsertAuthor } from '../db/authors.repository';
+import { recordRegistration, upsertAuthor } from '../db/authors.repository';
 
-/** user.registered: a new author; the event says nothing of the avatar, so a known one is kept. */
+/**
+ * user.registered: a new author; the event says nothing of the avatar, so a known one is kept. Its
+ * timestamp is when the account was created: how old it is decides whether its flags count (§21).
+ */
 export async function onUserRegistered(tx: Tx, event: EventEnvelope): Promise<void> {
   const data = eventData['user.registered'].parse(event.data);
+  const at = new Date(event.timestamp);
   await upsertAuthor(
     tx,
     { id: data.id, username: data.username, displayName: data.display_name, avatar: undefined },
-    new Date(event.timestamp),
+    at,
   );
+  await recordRegistration(tx, data.id, at);
 }
 
 /**

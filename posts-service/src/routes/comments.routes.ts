@@ -5,7 +5,6 @@ import {
   updateCommentBody,
 } from '@community/contracts';
 import {
-  inSlots,
   parseId,
   parseWith,
   publicBase,
@@ -26,6 +25,7 @@ import {
   readComment,
 } from '../domain/comments/read-comments';
 import type { Sql } from '@community/db';
+import { inSearchSlots } from './search-slots';
 import type { TxDeps } from '@community/events';
 
 /** The handlers of the comment operations in `POST_OPERATIONS` (libs/openapi), by operation id. */
@@ -43,7 +43,7 @@ export function commentsHandlers(deps: TxDeps & { searchSql: Sql; searches: Slot
           byPage: () => listAllComments(deps, query, base),
           after: (id) => listAllCommentsAfter(deps, query, id, base),
         });
-      await (query.q === undefined ? send() : inSlots(deps.searches, res.locals, 'searches', send));
+      await (query.q === undefined ? send() : inSearchSlots(deps.searches, res.locals, query.q, send));
     },
     listComments: async (req, res) => {
       const postId = parseId(req.params.id, 'post');

@@ -4,7 +4,6 @@ import {
   listFlagsQuery,
   listModerationActionsQuery,
 } from '@community/contracts';
-import type { TxDeps } from '@community/events';
 import {
   parseId,
   parseWith,
@@ -16,10 +15,10 @@ import {
   type OperationHandlers,
 } from '@community/http-kit';
 import { listModerationActions, moderationActionsAfter } from '../domain/moderation/actions';
-import { decideFlag, flagContent, listFlags, readFlag } from '../domain/moderation/flags';
+import { decideFlag, flagContent, listFlags, readFlag, type FlagDeps } from '../domain/moderation/flags';
 
 /** The handlers of the moderation operations in `POST_OPERATIONS` (DESIGN.md §12). */
-export function moderationHandlers(deps: TxDeps): OperationHandlers {
+export function moderationHandlers(deps: FlagDeps): OperationHandlers {
   return {
     flagPost: async (req, res) => {
       const target = { type: 'post' as const, id: parseId(req.params.id, 'post') };

@@ -1,7 +1,6 @@
 import { createPostBody, listPostsQuery, postOrder, updatePostBody } from '@community/contracts';
 import {
   answeredNotModified,
-  inSlots,
   parseId,
   parseWith,
   publicBase,
@@ -21,6 +20,7 @@ import { setPostLike } from '../domain/posts/like-post';
 import { countView, currentPost, latestPostsAfter, listPosts } from '../domain/posts/read-posts';
 import { updatePost } from '../domain/posts/update-post';
 import type { ViewCounter } from '../domain/posts/view-counter';
+import { inSearchSlots } from './search-slots';
 
 export interface PostsRouteDeps extends TxDeps {
   views: ViewCounter;
@@ -46,7 +46,7 @@ export function postsHandlers(deps: PostsRouteDeps): OperationHandlers {
           byPage: () => listPosts(deps, query),
           after: (id) => latestPostsAfter(deps, query, id),
         });
-      await (query.q === undefined ? send() : inSlots(deps.searches, res.locals, 'searches', send));
+      await (query.q === undefined ? send() : inSearchSlots(deps.searches, res.locals, query.q, send));
     },
     createPost: async (req, res) => {
       const post = await createPost(

@@ -4,7 +4,9 @@ import { alice, createCategory, createPost, moderator } from '../support/fixture
 import { onModerationAction } from '../../src/domain/moderation/actions';
 import { startPostsService, type PostsHarness } from '../support/posts-harness';
 
-// DESIGN.md §12: flags, hiding at three, the queue and its decisions, the audit log.
+// DESIGN.md §12: flags, hiding at three, the queue and its decisions, the audit log. The members here
+// are minted on the spot: the harness runs FLAG_MIN_ACCOUNT_AGE_HOURS=0, so their flags count at once
+// (flag-standing.test.ts: the default of 24 hours, the hourly cap, staff content).
 
 let h: PostsHarness;
 let category: number;

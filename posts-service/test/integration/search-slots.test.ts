@@ -9,7 +9,11 @@ import { startPostsService, type PostsHarness } from '../support/posts-harness';
 
 let h: PostsHarness;
 beforeAll(async () => {
-  h = await startPostsService('search_slots', { env: { SEARCH_CONCURRENCY: '1' } });
+  // The search let through waits on the lock for the whole test (3 s), longer than the 1 s a search
+  // may take by default: it must not time out meanwhile.
+  h = await startPostsService('search_slots', {
+    env: { SEARCH_CONCURRENCY: '1', SEARCH_TIMEOUT_MS: '10000' },
+  });
   const category = (await createCategory(h, 'Slots')).id;
   await createPost(h, alice, { title: 'A forum thread', content: 'forum talk', category_id: category });
 });

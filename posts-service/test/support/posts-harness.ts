@@ -8,12 +8,19 @@ import { parsePostsConfig, type PostsConfig } from '../../src/config';
 import type { Clock } from '../../src/domain/clock';
 import { SCHEMA, SERVICE, start, type PostsService } from '../../src/start';
 
+/**
+ * What a posts-service started by a test runs with unless the test says otherwise. Its accounts are
+ * minted on the spot, so their flags count at once (FLAG_MIN_ACCOUNT_AGE_HOURS=0); the gateway's
+ * stacks start posts-service through this too. flag-standing.test.ts runs the default of 24 hours.
+ */
+const POSTS_TEST_ENV = { FLAG_MIN_ACCOUNT_AGE_HOURS: '0' };
+
 /** How a test starts posts-service (the shared factory does the rest). */
 export const postsService = (clock?: Clock): ServiceDefinition<PostsConfig, PostsService> => ({
   service: SERVICE,
   schema: SCHEMA,
   portVar: 'POSTS_SERVICE_PORT',
-  parse: parsePostsConfig,
+  parse: (env) => parsePostsConfig({ ...POSTS_TEST_ENV, ...env }),
   start: (config) => start(config, undefined, clock),
 });
 

@@ -40,7 +40,13 @@ export async function createComment(
       }
       parentAuthorId = parent.authorId;
     }
-    const id = await insertComment(tx, { postId, parentId, authorId: actor.userId, content: body.content });
+    const id = await insertComment(tx, {
+      postId,
+      parentId,
+      authorId: actor.userId,
+      authorRole: actor.role,
+      content: body.content,
+    });
     await addReplies(tx, postId, 1);
     await enqueueEvent(tx, 'comment.created', {
       id,

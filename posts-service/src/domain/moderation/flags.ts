@@ -16,11 +16,12 @@ import type { Tx } from '@community/db';
 import { commitWithEvents, type TxDeps } from '@community/events';
 import type { Page } from '@community/http-kit';
 import {
+  authorRoleOf,
   closeOpenFlags,
+  countingFlagReasons,
   findFlag,
   insertFlag,
   listFlags as queryFlags,
-  openFlagReasons,
   type FlagRow,
   type Target,
 } from '../../db/flags.repository';
@@ -29,14 +30,21 @@ import { removePost } from '../posts/delete-post';
 import { visibleComment, visibleTo } from '../visibility';
 import { recordModeration } from './audit';
 import { lockItem, setHidden, type Item } from './hiding';
+import { hasStanding, hideableByFlags, takeFlagAllowance, type FlagStanding } from './standing';
+
+/** What flagging needs beyond a transaction: how standing is measured (FLAG_MIN_ACCOUNT_AGE_HOURS). */
+export interface FlagDeps extends TxDeps {
+  flagStanding: FlagStanding;
+}
 
 /**
- * A member flags a post or comment they can see, not their own, once while their flag is open. The
- * third member's open flag hides the item until a moderator decides (DESIGN.md §12); the item's row
- * lock orders concurrent flags, so exactly one of them hides it.
+ * A member flags a post or comment they can see, not their own, once while their flag is open, and
+ * at most FLAGS_PER_HOUR times an hour. The third open flag that counts (its flagger's account old
+ * enough) hides a member's item until a moderator decides (DESIGN.md §12, §21); staff content is only
+ * queued. The item's row lock orders concurrent flags, so exactly one of them hides it.
  */
 export async function flagContent(
-  deps: TxDeps,
+  deps: FlagDeps,
   actor: Actor,
   target: Target,
   body: CreateFlagBody,
@@ -49,20 +57,28 @@ export async function flagContent(
         ? visibleTo(actor, item?.row ?? null, 'post')
         : visibleComment(actor, item?.type === 'comment' ? item.row : null);
     if (row.authorId === actor.userId) throw new ForbiddenError(`you cannot flag your own ${target.type}`);
+    await takeFlagAllowance(tx, actor);
+    const countsToHide = await hasStanding(tx, actor, deps.flagStanding);
     const flag = await insertFlag(tx, {
       target,
       flaggerId: actor.userId,
       reason: body.reason,
       note: body.note ?? null,
+      countsToHide,
     });
     if (!flag) throw new ConflictError(`you already have an open flag on this ${target.type}`);
-    const reasons = await openFlagReasons(tx, target);
-    if (reasons.length >= FLAGS_TO_HIDE && (await setHidden(tx, item!, true))) {
-      const why = `${reasons.length} open flags: ${[...new Set(reasons)].join(', ')}`;
-      await recordModeration(tx, { actorId: null, action: 'hide', target, reason: why });
-    }
+    if (countsToHide) await hideWhenFlagged(tx, item!, target);
     return toFlag(flag);
   });
+}
+
+/** Hides a member's item once FLAGS_TO_HIDE open flags count towards it, and logs the automatic act. */
+async function hideWhenFlagged(tx: Tx, item: Item, target: Target): Promise<void> {
+  const reasons = await countingFlagReasons(tx, target);
+  if (reasons.length < FLAGS_TO_HIDE || !hideableByFlags(await authorRoleOf(tx, target))) return;
+  if (!(await setHidden(tx, item, true))) return;
+  const why = `${reasons.length} open flags: ${[...new Set(reasons)].join(', ')}`;
+  await recordModeration(tx, { actorId: null, action: 'hide', target, reason: why });
 }
 
 /** One flag (scope `moderate`): where a new flag's `Location` points. */

@@ -31,6 +31,7 @@ export async function createPost(
       slug: slugify(body.title),
       content: body.content,
       authorId: actor.userId,
+      authorRole: actor.role,
       categoryId: body.category_id,
       tags: body.tags ?? [],
     });
