@@ -279,7 +279,7 @@ export const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'method_not_allowed'>, Re
   },
   replay_limited: {
     error: 'replay_limited',
-    message: 'this endpoint has had 3 replays today, the most allowed; retry later',
+    message: 'this endpoint has had 3 replays in the last 24 hours, the most allowed; retry in 52000 seconds',
     retry_after: 52000,
   },
   internal_error: {

@@ -67,12 +67,13 @@ describe('the generated document', () => {
     }
   });
 
-  it('documents the default avatar as a keyless SVG at the origin root, outside the limits', () => {
+  it('documents the default avatar as a keyless SVG at the origin root, outside the API limits', () => {
     const item = document.paths['/avatars/{id}.svg']!;
     expect(item.servers).toEqual([expect.objectContaining({ url: '/' })]);
     const operation = item.get as any;
     expect(operation.security).toEqual([]);
-    expect(Object.keys(operation.responses)).toEqual(['200', '304', '404', '500', '503']);
+    // 429: the avatars' own budget per address (DESIGN.md §21).
+    expect(Object.keys(operation.responses)).toEqual(['200', '304', '404', '429', '500', '503']);
     expect(operation.responses['304'].headers['X-RateLimit-Limit'].required).toBe(false);
     const ok = operation.responses['200'];
     expect(Object.keys(ok.content)).toEqual(['image/svg+xml']);
@@ -212,7 +213,7 @@ describe('the examples', () => {
     expect(RESOURCE_EXAMPLES.CreatedApiKey.key).toMatch(/^cpk_[0-9A-Za-z]{40}$/);
     expect(RESOURCE_EXAMPLES.CreatedApiKey.key.startsWith(RESOURCE_EXAMPLES.CreatedApiKey.prefix)).toBe(true);
     expect(Buffer.from(RESOURCE_EXAMPLES.CreatedWebhook.secret.slice(6), 'base64')).toHaveLength(32);
-    expect(Object.keys(ERROR_EXAMPLES)).toHaveLength(17);
+    expect(Object.keys(ERROR_EXAMPLES)).toHaveLength(22);
     const app = RESOURCE_EXAMPLES.OAuthAppWithSecret;
     expect(app.client_id).toMatch(/^cpi_[0-9A-Za-z]{24}$/);
     expect(app.client_secret).toMatch(/^cps_[0-9A-Za-z]{40}$/);

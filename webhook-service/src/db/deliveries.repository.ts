@@ -61,10 +61,14 @@ export async function findDelivery(db: Db, endpointId: number, id: number): Prom
   return row ?? null;
 }
 
-/** Starts a new round of attempts now; the webhook-id stays the same. */
+/**
+ * Starts a new round of attempts now; the webhook-id stays the same. A redelivery is no longer part
+ * of the replay that queued it, so it does not keep that replay running.
+ */
 export async function requeue(tx: Tx, id: number): Promise<DeliveryRow> {
   const [row] = await tx<DeliveryRow[]>`
-    update deliveries set status = 'pending', round_start = attempts, next_attempt_at = now(), updated_at = now()
+    update deliveries set status = 'pending', round_start = attempts, next_attempt_at = now(), updated_at = now(),
+      replay_id = null
     where id = ${id} returning *`;
   return row!;
 }
@@ -72,7 +76,7 @@ export async function requeue(tx: Tx, id: number): Promise<DeliveryRow> {
 export type ClaimedDelivery = DeliveryRow &
   Pick<
     EndpointRow,
-    'userId' | 'url' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt' | 'failingSince'
+    'userId' | 'url' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt' | 'failingSince' | 'fastLane'
   >;
 
 export interface ClaimLimits {
@@ -81,6 +85,10 @@ export interface ClaimLimits {
   perEndpoint: number;
   /** Attempts all endpoints of one user together may have in flight, across every dispatcher. */
   perUser: number;
+  /** Attempts one slow-lane endpoint may have in flight, across every dispatcher (instead of `perEndpoint`). */
+  perSlowEndpoint: number;
+  /** Of `limit`, how many may go to slow-lane endpoints: what this dispatcher's slow-lane slots leave. */
+  slowLimit: number;
   leaseSeconds: number;
 }
 
@@ -99,9 +107,13 @@ const CLAIM_LOCK = 'webhooks.claim';
  * endpoint's first, then every endpoint's second — and no user gets more than its free share
  * (`perUser` minus its leases), so one account's backlog can never hold the slots another account's
  * deliveries need.
+ *
+ * A slow-lane endpoint (DESIGN.md §21) has `perSlowEndpoint` slots instead of `perEndpoint`, and the
+ * slow lane together gets at most `slowLimit` of this claim: hanging receivers never take the slots
+ * of endpoints that answer.
  */
 export async function claimDue(tx: Tx, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
-  const { perEndpoint, perUser, leaseSeconds } = limits;
+  const { perEndpoint, perUser, perSlowEndpoint, leaseSeconds } = limits;
   await tx`select pg_advisory_xact_lock(hashtext(${CLAIM_LOCK}))`;
   return tx<ClaimedDelivery[]>`
     with held as (
@@ -110,7 +122,8 @@ export async function claimDue(tx: Tx, limits: ClaimLimits): Promise<ClaimedDeli
       group by d.endpoint_id
     ),
     slots as (
-      select e.id as endpoint_id, e.user_id, ${perEndpoint} - coalesce(h.n, 0) as free
+      select e.id as endpoint_id, e.user_id, e.fast_lane,
+             case when e.fast_lane then ${perEndpoint}::int else ${perSlowEndpoint}::int end - coalesce(h.n, 0) as free
       from endpoints e
       left join held h on h.endpoint_id = e.id
       where e.enabled and e.deleted_at is null
@@ -120,7 +133,7 @@ export async function claimDue(tx: Tx, limits: ClaimLimits): Promise<ClaimedDeli
       group by e.user_id
     ),
     candidates as (
-      select p.id, p.rn, p.next_attempt_at, s.user_id from slots s
+      select p.id, p.rn, p.next_attempt_at, s.user_id, s.fast_lane from slots s
       cross join lateral (
         select d.id, d.next_attempt_at,
                row_number() over (order by d.next_attempt_at, d.id) as rn
@@ -131,14 +144,19 @@ export async function claimDue(tx: Tx, limits: ClaimLimits): Promise<ClaimedDeli
       ) p
     ),
     fair as (
-      select c.id, c.rn, c.next_attempt_at,
+      select c.id, c.rn, c.next_attempt_at, c.fast_lane,
              row_number() over (partition by c.user_id order by c.rn, c.next_attempt_at, c.id) as user_rn,
              ${perUser} - coalesce(u.n, 0) as user_free
       from candidates c
       left join user_held u on u.user_id = c.user_id
     ),
+    allowed as (
+      select id, rn, next_attempt_at, fast_lane,
+             row_number() over (partition by fast_lane order by rn, next_attempt_at, id) as lane_rn
+      from fair where user_rn <= user_free
+    ),
     picked as (
-      select id from fair where user_rn <= user_free
+      select id from allowed where fast_lane or lane_rn <= ${limits.slowLimit}
       order by rn, next_attempt_at, id
       limit ${limits.limit}
     ),
@@ -157,7 +175,8 @@ export async function claimDue(tx: Tx, limits: ClaimLimits): Promise<ClaimedDeli
     where d.id = any(array(select id from locked)) and e.id = d.endpoint_id
       -- re-checked under the row lock: a delete that got here first wins
       and d.status = 'pending' and d.next_attempt_at <= now() and e.enabled and e.deleted_at is null
-    returning d.*, e.user_id, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.failing_since`;
+    returning d.*, e.user_id, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.failing_since,
+      e.fast_lane`;
 }
 
 /** An endpoint that is deleted or disabled will never be sent its pending deliveries: they end. */
@@ -194,17 +213,24 @@ export async function recordAttempt(db: Db, id: number, record: AttemptRecord): 
     where id = ${id}`;
 }
 
-/** The endpoint's health after an attempt: a success clears the failing streak, a failure starts one. */
+/**
+ * The endpoint's health after an attempt: a success clears the failing streak, a failure starts one;
+ * and its lane, which the attempt's answering in time decides. Written only when something changes.
+ */
 export async function markEndpointOutcome(
   db: Db,
   endpointId: number,
-  succeeded: boolean,
+  outcome: { succeeded: boolean; fastLane: boolean },
 ): Promise<Date | null> {
-  const [row] = succeeded
+  const { fastLane } = outcome;
+  const [row] = outcome.succeeded
     ? await db<{ failingSince: Date | null }[]>`
-        update endpoints set failing_since = null where id = ${endpointId} and failing_since is not null returning failing_since`
+        update endpoints set failing_since = null, fast_lane = ${fastLane}
+        where id = ${endpointId} and (failing_since is not null or fast_lane <> ${fastLane})
+        returning failing_since`
     : await db<{ failingSince: Date | null }[]>`
-        update endpoints set failing_since = coalesce(failing_since, now()) where id = ${endpointId} returning failing_since`;
+        update endpoints set failing_since = coalesce(failing_since, now()), fast_lane = ${fastLane}
+        where id = ${endpointId} returning failing_since`;
   return row?.failingSince ?? null;
 }
 

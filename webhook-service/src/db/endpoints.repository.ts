@@ -64,6 +64,8 @@ export async function updateEndpoint(
       -- turning an endpoint back on forgets why it was off and how long it failed
       disabled_reason = case when ${changes.enabled === true} then null else disabled_reason end,
       failing_since = case when ${changes.enabled === true} then null else failing_since end,
+      -- a new URL is a new receiver: it starts in the slow lane, as a new endpoint does
+      fast_lane = case when ${changes.url ?? null}::text <> url then false else fast_lane end,
       updated_at = now()
     where id = ${id}
     returning *`;
@@ -85,6 +87,11 @@ export async function rotateSecret(
       previous_secret_expires_at = now() + make_interval(secs => ${overlapSeconds}), updated_at = now()
     where id = ${id} returning *`;
   return row!;
+}
+
+/** The endpoint's lane after a test ping, written only when it changes. */
+export async function setLane(db: Db, id: number, fastLane: boolean): Promise<void> {
+  await db`update endpoints set fast_lane = ${fastLane} where id = ${id} and fast_lane <> ${fastLane}`;
 }
 
 export async function disableEndpoint(db: Db, id: number, reason: string): Promise<void> {

@@ -73,29 +73,45 @@ export async function eventsAfter(
     order by seq limit ${limit}`;
 }
 
-/** How many events of the window there are, counted up to `cap` + 1 when given. */
-export async function countWindow(db: Db, window: EventWindow, cap?: number): Promise<number> {
-  const [row] = await db<{ count: number }[]>`
-    select count(*)::int as count from (
-      select 1 from events
+/**
+ * How many events of the window there are, counted up to `cap` + 1 when given, and the place in the
+ * log of the last one counted (null when none).
+ */
+export async function countWindow(
+  db: Db,
+  window: EventWindow,
+  cap?: number,
+): Promise<{ count: number; lastSeq: number | null }> {
+  const [row] = await db<{ count: number; lastSeq: number | null }[]>`
+    select count(*)::int as count, max(seq) as last_seq from (
+      select seq from events
       where created_at >= ${window.since} and created_at <= ${window.until} and event = any(${window.types}::text[])
       ${cap === undefined ? db`` : db`limit ${cap + 1}`}) m`;
-  return row?.count ?? 0;
+  return { count: row?.count ?? 0, lastSeq: row?.lastSeq ?? null };
 }
 
 /**
- * Queues every event of the window for the endpoint again under its original webhook-id: a delivery
- * it had is started afresh, one it never had (subscribed later) is made. Answers how many.
+ * Queues the events of the window up to `lastSeq` for the endpoint again under their original
+ * webhook-ids, tagged with the replay: a delivery it had is started afresh, one it never had
+ * (subscribed later) is made. Events logged after the count (a later `seq`: the log's order is the
+ * order rows become visible in) are left out, so exactly what was counted is queued. Answers how many.
  */
-export async function queueReplay(tx: Tx, endpointId: number, window: EventWindow): Promise<number> {
+export async function queueReplay(
+  tx: Tx,
+  endpointId: number,
+  window: EventWindow,
+  replay: { id: number; lastSeq: number },
+): Promise<number> {
   const rows = await tx`
-    insert into deliveries as d (endpoint_id, event_id, event, body, message_id, next_attempt_at)
-    select ${endpointId}, e.event_id, e.event, e.body, e.id, now()
+    insert into deliveries as d (endpoint_id, event_id, event, body, message_id, next_attempt_at, replay_id)
+    select ${endpointId}, e.event_id, e.event, e.body, e.id, now(), ${replay.id}
     from events e
     where e.created_at >= ${window.since} and e.created_at <= ${window.until} and e.event = any(${window.types}::text[])
+      and e.seq <= ${replay.lastSeq}
     order by e.seq
     on conflict (event_id, endpoint_id) do update
-      set status = 'pending', round_start = d.attempts, next_attempt_at = now(), updated_at = now()
+      set status = 'pending', round_start = d.attempts, next_attempt_at = now(), updated_at = now(),
+          replay_id = excluded.replay_id
     returning d.id`;
   return rows.length;
 }

@@ -12,6 +12,8 @@ export interface EndpointRow {
   previousSecret: string | null;
   previousSecretExpiresAt: Date | null;
   failingSince: Date | null;
+  /** The last attempt (or ping) answered in time (DESIGN.md §21); new endpoints are in the slow lane. */
+  fastLane: boolean;
   createdAt: Date;
   updatedAt: Date;
 }

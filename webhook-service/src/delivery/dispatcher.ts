@@ -11,6 +11,7 @@ import {
 import { cancelPending } from '../db/deliveries.repository';
 import { disableEndpoint } from '../db/endpoints.repository';
 import { sendWebhook, signingSecrets, type SendResult } from './sender';
+import { answeredInTime, SLOW_LANE_PER_ENDPOINT, slowLaneSlots } from '../domain/lanes';
 import { DISABLE_AFTER_FAILING_MS, nextStep } from '../domain/retry-policy';
 import type { SecretBox } from '../domain/secret-box';
 
@@ -37,10 +38,13 @@ export interface DispatcherOptions {
  * Sends due deliveries. Each attempt runs on its own: a slow or dead endpoint holds at most
  * `perEndpoint` attempts in flight, one user's endpoints together at most `perUser` — counted as
  * leases in the database, so across every replica — and neither ever delays the others; this process
- * runs at most `maxInFlight` at once.
+ * runs at most `maxInFlight` at once. Endpoints whose last attempt did not answer in time are in the
+ * slow lane (domain/lanes.ts): one attempt each, and a tenth of this process's slots for all of them.
  */
 export class Dispatcher {
   private running = new Set<Promise<void>>();
+  /** Attempts in flight here for slow-lane endpoints. */
+  private slowRunning = 0;
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
   private again = false;
@@ -124,20 +128,32 @@ export class Dispatcher {
   }
 
   private async tick(): Promise<void> {
-    const free = (this.opts.maxInFlight ?? 200) - this.running.size;
+    const maxInFlight = this.opts.maxInFlight ?? 200;
+    const free = maxInFlight - this.running.size;
     if (free <= 0) return;
     const claimed = await inTransaction(this.opts.sql, (tx) =>
       claimDue(tx, {
         limit: free,
         perEndpoint: this.opts.perEndpoint ?? 10,
         perUser: this.opts.perUser ?? 50,
+        perSlowEndpoint: SLOW_LANE_PER_ENDPOINT,
+        slowLimit: Math.max(0, slowLaneSlots(maxInFlight) - this.slowRunning),
         leaseSeconds: this.opts.leaseSeconds ?? 60,
       }),
     );
-    for (const delivery of claimed) {
-      const work = this.attempt(delivery).finally(() => this.running.delete(work));
-      this.running.add(work);
-    }
+    for (const delivery of claimed) this.run(delivery);
+  }
+
+  private run(delivery: ClaimedDelivery): void {
+    const slow = !delivery.fastLane;
+    if (slow) this.slowRunning++;
+    const work = this.attempt(delivery).finally(() => {
+      this.running.delete(work);
+      if (slow) this.slowRunning--;
+      // Its slot is free: the next due delivery need not wait for the poll.
+      this.kick();
+    });
+    this.running.add(work);
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
@@ -158,8 +174,6 @@ export class Dispatcher {
         { deliveryId: delivery.id, err: { message: (err as Error).message } },
         'attempt not recorded',
       );
-    } finally {
-      this.kick();
     }
   }
 
@@ -167,6 +181,14 @@ export class Dispatcher {
     const step = nextStep(result, delivery.attempts + 1 - delivery.roundStart, this.opts.schedule);
     this.outcomes?.inc({ outcome: step.kind });
     this.latency?.observe({ outcome: result.ok ? 'success' : 'failure' }, result.durationMs / 1000);
+    // The lane is set before the lease ends: no claim of the endpoint's next delivery sees the old one.
+    const failingSince =
+      step.kind === 'gone'
+        ? null
+        : await markEndpointOutcome(this.opts.sql, delivery.endpointId, {
+            succeeded: result.ok,
+            fastLane: answeredInTime(result),
+          });
     await recordAttempt(this.opts.sql, delivery.id, {
       status: step.kind === 'succeeded' ? 'succeeded' : step.kind === 'retry' ? 'pending' : 'failed',
       responseStatus: result.status,
@@ -174,14 +196,9 @@ export class Dispatcher {
       error: result.error,
       nextAttemptAt: step.kind === 'retry' ? new Date(Date.now() + step.delaySeconds * 1000) : null,
     });
-    if (step.kind === 'gone') {
-      await this.disable(delivery.endpointId, 'the endpoint answered 410 Gone');
-      return;
-    }
-    const failingSince = await markEndpointOutcome(this.opts.sql, delivery.endpointId, result.ok);
-    if (failingSince && Date.now() - failingSince.getTime() >= DISABLE_AFTER_FAILING_MS) {
+    if (step.kind === 'gone') await this.disable(delivery.endpointId, 'the endpoint answered 410 Gone');
+    else if (failingSince && Date.now() - failingSince.getTime() >= DISABLE_AFTER_FAILING_MS)
       await this.disable(delivery.endpointId, 'no successful delivery for 5 days');
-    }
   }
 
   /** A disabled endpoint's backlog is cancelled with it: nothing is left that will never be sent. */

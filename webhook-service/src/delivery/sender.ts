@@ -28,6 +28,8 @@ export interface SendResult {
   error: string | null;
   /** 410: the receiver asks for the endpoint to be disabled. */
   gone: boolean;
+  /** The attempt was cut off at `timeoutMs`, whether or not a status had arrived by then. */
+  timedOut: boolean;
 }
 
 type Outcome = Omit<SendResult, 'durationMs'>;
@@ -108,7 +110,10 @@ function post(
       resolve(outcome);
     };
     // A status that arrived in time stands even if the rest of the body is slow.
-    const timer = setTimeout(() => finish(answered ?? failure(`timeout after ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => finish({ ...(answered ?? failure(`timeout after ${timeoutMs} ms`)), timedOut: true }),
+      timeoutMs,
+    );
 
     request.on('error', (err) => finish(failure(describe(err))));
     request.on('response', (response) => {
@@ -156,11 +161,12 @@ function classify(status: number, retryAfter: string | undefined): Outcome {
         ? 'redirect not followed (3xx)'
         : `unexpected status ${status}`,
     gone: status === 410,
+    timedOut: false,
   };
 }
 
 function failure(error: string): Outcome {
-  return { ok: false, status: null, retryAfterSeconds: null, error, gone: false };
+  return { ok: false, status: null, retryAfterSeconds: null, error, gone: false, timedOut: false };
 }
 
 /** `connect ECONNREFUSED`-style text: enough to diagnose, never the URL's query or anything sent. */

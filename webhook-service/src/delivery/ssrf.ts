@@ -40,6 +40,12 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
 
 export type RegistrationCheck = { ok: true } | { ok: false; code: 'invalid_value'; message: string };
 
+/**
+ * How long a registration waits for the host's name to resolve: the request answers well within the
+ * gateway's upstream timeout however slow the name's DNS servers are (DESIGN.md §21).
+ */
+export const REGISTRATION_LOOKUP_TIMEOUT_MS = 3_000;
+
 /** Validates a webhook URL when it is registered or changed; delivery checks again at connect time. */
 export async function checkUrlForRegistration(
   url: string,
@@ -58,6 +64,8 @@ export async function checkUrlForRegistration(
   if (!host) return refuse('url must have a host');
 
   const addresses = await resolve(host);
+  if (addresses === 'timeout')
+    return refuse(`url host did not resolve within ${REGISTRATION_LOOKUP_TIMEOUT_MS / 1000} s`);
   if (addresses.length === 0) return refuse('url host does not resolve');
   if (!allowPrivate && addresses.some(isForbiddenAddress)) {
     return refuse('url must not point to a private or loopback address');
@@ -70,13 +78,19 @@ export function hostOf(url: URL): string {
   return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
 }
 
-async function resolve(host: string): Promise<string[]> {
+async function resolve(host: string): Promise<string[] | 'timeout'> {
   if (isIP(host) !== 0) return [host];
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'timeout'>((done) => {
+    timer = setTimeout(() => done('timeout'), REGISTRATION_LOOKUP_TIMEOUT_MS);
+  });
   try {
-    const found: LookupAddress[] = await dns.promises.lookup(host, { all: true });
-    return found.map((a) => a.address);
+    const found = await Promise.race([dns.promises.lookup(host, { all: true }), late]);
+    return found === 'timeout' ? found : found.map((a: LookupAddress) => a.address);
   } catch {
     return [];
+  } finally {
+    clearTimeout(timer);
   }
 }
 

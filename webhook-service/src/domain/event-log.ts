@@ -1,28 +1,33 @@
 import {
-  ConflictError,
   EVENT_RETENTION_DAYS,
-  MAX_REPLAY_EVENTS,
   toTimestamp,
   ValidationError,
   type Actor,
   type EventLogEntry,
   type ListEventsQuery,
   type PingResult,
-  type ReplayBody,
 } from '@community/contracts';
 import { assertScope } from '@community/access';
-import { commitWithEvents, newEventId } from '@community/events';
+import { newEventId } from '@community/events';
 import { sliceOf, type Page, type Slice } from '@community/http-kit';
 import { recordPing } from '../db/deliveries.repository';
+import { setLane } from '../db/endpoints.repository';
 import * as log from '../db/events.repository';
 import { sendWebhook, signingSecrets } from '../delivery/sender';
 import { messageIdOf } from '../events/consumers';
-import { lockEndpoint, readEndpoint, type EndpointDeps } from './endpoints';
+import { readEndpoint, type EndpointDeps } from './endpoints';
+import { answeredInTime } from './lanes';
 
 /*
  * Pull and push (DESIGN.md §14): the log of public events with the webhook-ids endpoints received,
- * a signed test ping, and replays of a window under the original ids.
+ * and a signed test ping. Replays of a window under the original ids are in replay.ts.
  */
+
+/**
+ * How long a test ping waits for its receiver (DESIGN.md §21): well within the gateway's 10 s
+ * upstream timeout, so no receiver can keep a request open long enough to open its breaker.
+ */
+export const PING_TIMEOUT_MS = 5_000;
 
 const recent = (types?: string[]) => ({ types, days: EVENT_RETENTION_DAYS });
 
@@ -75,7 +80,8 @@ export async function positionOf(deps: EndpointDeps, id: string): Promise<number
 
 /**
  * Sends the endpoint one signed `ping` now, exactly as deliveries are signed, through the same SSRF
- * guard and 10 s limit, with no retry; the attempt is the answer and goes into the delivery log.
+ * guard, giving up after PING_TIMEOUT_MS, with no retry; the attempt is the answer, goes into the
+ * delivery log and sets the endpoint's lane.
  */
 export async function pingEndpoint(
   deps: EndpointDeps,
@@ -96,58 +102,26 @@ export async function pingEndpoint(
     body,
     secrets: signingSecrets(deps.box, endpoint),
     allowPrivate: deps.allowPrivate,
+    timeoutMs: PING_TIMEOUT_MS,
   });
-  await recordPing(deps.sql, {
-    endpointId,
-    eventId,
-    messageId,
-    body,
-    ok: result.ok,
-    status: result.status,
-    durationMs: result.durationMs,
-    error: result.error,
-  });
+  await Promise.all([
+    recordPing(deps.sql, {
+      endpointId,
+      eventId,
+      messageId,
+      body,
+      ok: result.ok,
+      status: result.status,
+      durationMs: result.durationMs,
+      error: result.error,
+    }),
+    // A ping counts like any attempt for the lane: a receiver that answers it is in the fast lane.
+    setLane(deps.sql, endpointId, answeredInTime(result)),
+  ]);
   return {
     status: result.ok ? 'succeeded' : 'failed',
     response_status: result.status,
     duration_ms: result.durationMs,
     ...(result.ok || result.error === null ? {} : { error: result.error }),
   };
-}
-
-/**
- * Queues every logged event of the window that the endpoint subscribes to (and `events` names)
- * again, under its original webhook-id. At most MAX_REPLAY_EVENTS a call. The dispatcher's fair
- * share per endpoint and per user keeps a large replay from delaying anyone else's deliveries.
- */
-export async function replay(
-  deps: EndpointDeps,
-  actor: Actor,
-  endpointId: number,
-  body: ReplayBody,
-): Promise<{ queued: number }> {
-  assertScope(actor, 'webhooks');
-  const until = body.until ?? new Date();
-  return commitWithEvents(deps, async (tx) => {
-    // Locked: a DELETE or a switch-off in flight finishes first, and nothing is queued behind it.
-    const endpoint = await lockEndpoint(tx, actor, endpointId);
-    if (!endpoint.enabled) throw new ConflictError('this endpoint is disabled; enable it before replaying');
-    const wanted = body.events ?? endpoint.events;
-    const window = {
-      since: body.since,
-      until,
-      types: wanted.filter((type) => endpoint.events.includes(type)),
-    };
-    if ((await log.countWindow(tx, window, MAX_REPLAY_EVENTS)) > MAX_REPLAY_EVENTS) {
-      const count = await log.countWindow(tx, window);
-      throw new ValidationError([
-        {
-          field: 'since',
-          code: 'too_big',
-          message: `this window holds ${count} events, more than the ${MAX_REPLAY_EVENTS} one replay takes; replay it in smaller windows`,
-        },
-      ]);
-    }
-    return { queued: await log.queueReplay(tx, endpointId, window) };
-  });
 }

@@ -22,14 +22,8 @@ import {
 import { WEBHOOK_OPERATIONS } from '@community/openapi';
 import { z } from 'zod';
 import { listDeliveries, listDeliveriesAfter, redeliver } from '../domain/deliveries';
-import {
-  eventsAfter,
-  listEvents,
-  pingEndpoint,
-  positionInLog,
-  positionOf,
-  replay,
-} from '../domain/event-log';
+import { eventsAfter, listEvents, pingEndpoint, positionInLog, positionOf } from '../domain/event-log';
+import { replay } from '../domain/replay';
 import {
   createEndpoint,
   deleteEndpoint,

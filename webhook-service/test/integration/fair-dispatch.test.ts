@@ -13,6 +13,9 @@ afterAll(() => h.stop());
 
 const receiver = receiversClosedAfterAll();
 
+/** What a dispatcher with 200 slots claims with: 10 per fast-lane endpoint, 1 per slow one, 20 for the slow lane. */
+const LIMITS = { perEndpoint: 10, perUser: 50, perSlowEndpoint: 1, slowLimit: 20, leaseSeconds: 60 };
+
 /** A URL on 127.0.0.1 where nothing listens: every attempt is refused. */
 async function deadUrl(): Promise<string> {
   const r = await startReceiver();
@@ -88,6 +91,8 @@ describe('an endpoint that goes away takes its backlog with it', () => {
   // different orders they deadlocked, and the DELETE answered 500 (seen in CI under load).
   it('claims around delivery rows another transaction holds, never waiting on them', async () => {
     const id = await backlog(3);
+    // An endpoint that has answered in time: in the fast lane, with 10 slots.
+    await paused.sql`update endpoints set fast_lane = true where id = ${id}`;
     const [held] = await paused.sql<{ id: number }[]>`
       select id from deliveries where endpoint_id = ${id} order by id limit 1`;
     let claimed: number[] = [];
@@ -96,7 +101,7 @@ describe('an endpoint that goes away takes its backlog with it', () => {
       await paused.sql.begin(async (tx) => {
         // A claim that waited on the held row would fail here rather than hang.
         await tx`set local lock_timeout = '2s'`;
-        const rows = await claimDue(tx, { limit: 100, perEndpoint: 10, perUser: 50, leaseSeconds: 60 });
+        const rows = await claimDue(tx, { ...LIMITS, limit: 100 });
         claimed = rows.filter((row) => row.endpointId === id).map((row) => row.id);
       });
     });
@@ -141,6 +146,8 @@ describe('dispatch', () => {
     // machine (a 300 ms answer once disabled it while the last events were still being fanned out).
     const gone = await receiver(() => ({ status: 410, delayMs: 2_000 }));
     const endpoint = await subscribe(owner, gone.url, ['comment.created']);
+    // One that has answered in time before: in the fast lane, with its 10 attempts in flight.
+    await h.sql`update endpoints set fast_lane = true where id = ${endpoint.id}`;
     // More than the 10 attempts one endpoint may have in flight: 5 wait while the first 10 hear 410.
     for (let i = 0; i < 15; i++) await h.publish('comment.created', { id: i + 1, post_id: 1, author_id: 1 });
     await fannedOut(endpoint.id, 15);
@@ -183,7 +190,8 @@ describe('the due query', () => {
     users = [900, 901];
     const endpoint = (userId: number) =>
       h.sql<{ id: number }[]>`
-        insert into endpoints (user_id, url, events, secret) values (${userId}, 'http://127.0.0.1:9/hook', '{post.updated}', 'whsec_x')
+        insert into endpoints (user_id, url, events, secret, fast_lane)
+        values (${userId}, 'http://127.0.0.1:9/hook', '{post.updated}', 'whsec_x', true)
         returning id`.then(([row]) => row!.id);
     const busy = [await endpoint(900), await endpoint(900), await endpoint(900)];
     const other = await endpoint(901);
@@ -217,10 +225,9 @@ describe('the due query', () => {
               from deliveries d join endpoints e on e.id = d.endpoint_id where e.user_id = 900
             ) ranked where n <= ${limits.leasedPerEndpoint ?? 0})`;
         const claimed = await claimDue(tx as never, {
+          ...LIMITS,
           limit: limits.limit,
-          perEndpoint: 10,
           perUser: limits.perUser ?? 50,
-          leaseSeconds: 60,
         });
         owners = claimed.map((row) => row.userId).sort();
         throw new Error('rollback');

@@ -169,8 +169,20 @@ describe('sendWebhook', () => {
 
     // Well before the receiver's answer at 3 s, with room for a busy machine.
     expect(Date.now() - started).toBeLessThan(2_500);
-    expect(result).toMatchObject({ ok: false, status: null, error: 'timeout after 500 ms' });
+    expect(result).toMatchObject({ ok: false, status: null, error: 'timeout after 500 ms', timedOut: true });
     expect(result.durationMs).toBeGreaterThanOrEqual(500);
+  });
+
+  it('keeps a status that came in time but says the attempt timed out when the body never ended', async () => {
+    const target = await receiver((_req, res) => {
+      res.writeHead(200);
+      res.write('still going');
+    });
+
+    const result = await sendWebhook(input(target.url, { timeoutMs: 500 }));
+
+    // A success for the delivery, but the attempt held its slot to the end: not an answer in time.
+    expect(result).toMatchObject({ ok: true, status: 200, timedOut: true });
   });
 
   it('reports a refused connection briefly', async () => {

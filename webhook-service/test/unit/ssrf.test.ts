@@ -1,9 +1,11 @@
+import dns from 'node:dns';
 import type { LookupAddress } from 'node:dns';
 import {
   ForbiddenDestinationError,
   checkUrlForRegistration,
   guardedLookup,
   isForbiddenAddress,
+  REGISTRATION_LOOKUP_TIMEOUT_MS,
 } from '../../src/delivery/ssrf';
 
 describe('isForbiddenAddress', () => {
@@ -144,6 +146,23 @@ describe('checkUrlForRegistration', () => {
       await expect(checkUrlForRegistration(url, true)).resolves.toEqual({ ok: true });
     },
   );
+
+  it('refuses a host whose DNS never answers after 3 s, well within the gateway upstream timeout', async () => {
+    jest.useFakeTimers();
+    const lookup = jest.spyOn(dns.promises, 'lookup').mockReturnValue(new Promise(() => undefined));
+    try {
+      const check = checkUrlForRegistration('https://slow-dns.example/hook', false);
+      await jest.advanceTimersByTimeAsync(REGISTRATION_LOOKUP_TIMEOUT_MS);
+      await expect(check).resolves.toEqual({
+        ok: false,
+        code: 'invalid_value',
+        message: 'url host did not resolve within 3 s',
+      });
+    } finally {
+      lookup.mockRestore();
+      jest.useRealTimers();
+    }
+  });
 
   it('still refuses credentials and other schemes when private networks are allowed', async () => {
     await expect(checkUrlForRegistration('http://u:p@127.0.0.1/', true)).resolves.toMatchObject({

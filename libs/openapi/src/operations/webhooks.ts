@@ -109,7 +109,7 @@ export const WEBHOOK_OPERATIONS: OperationSpec[] = [
     path: '/webhooks/{id}/test',
     tag: 'Webhooks',
     summary: 'Send a test ping',
-    description: `${OWNER} One delivery now of \`{"event":"ping","timestamp":…,"data":{"webhook_id":…}}\`, signed like every delivery, through the same address checks, with no retry; the answer is that attempt (within 11 s), and it appears in the delivery log with event \`ping\`.`,
+    description: `${OWNER} One delivery now of \`{"event":"ping","timestamp":…,"data":{"webhook_id":…}}\`, signed like every delivery, through the same address checks, with no retry; the answer is that attempt, and it appears in the delivery log with event \`ping\`. It gives up after 5 s: a receiver that has not answered by then gives \`failed\`, \`response_status: null\` and an \`error\` saying it timed out. Like every attempt, a ping answered in time puts the endpoint in the fast lane of delivery, and one that times out or cannot connect puts it in the slow lane (one attempt at a time), where new endpoints start.`,
     scope: 'webhooks',
     response: { status: 200, kind: 'single', schema: 'PingResult', description: 'The attempt.' },
   },
@@ -119,7 +119,7 @@ export const WEBHOOK_OPERATIONS: OperationSpec[] = [
     path: '/webhooks/{id}/replay',
     tag: 'Webhooks',
     summary: 'Replay a window of events',
-    description: `${OWNER} Every logged event between \`since\` and \`until\` (default now; the log keeps ${EVENT_RETENTION_DAYS} days) that the endpoint subscribes to — and \`events\` names, when given — is delivered again under its original \`webhook-id\`, so the receiver de-duplicates. At most ${MAX_REPLAY_EVENTS} events a call (\`400\` beyond, saying how many); queued behind nobody else's deliveries. A disabled endpoint is \`409\`.`,
+    description: `${OWNER} Every logged event between \`since\` and \`until\` (default now; the log keeps ${EVENT_RETENTION_DAYS} days) that the endpoint subscribes to — and \`events\` names, when given — is delivered again under its original \`webhook-id\`, so the receiver de-duplicates. At most ${MAX_REPLAY_EVENTS} events a call (\`400\` beyond, saying how many); queued behind nobody else's deliveries. A disabled endpoint is \`409\`. One replay at a time per endpoint: while deliveries a replay queued are still pending, another is \`409 replay_in_progress\`. In any 24 hours (rolling, not the calendar day) an endpoint may be replayed 3 times and an account may replay 20,000 deliveries; beyond either, \`429 replay_limited\`, whose \`Retry-After\` and \`retry_after\` say when enough of the allowance frees for this replay. A window with nothing to replay answers \`{"queued": 0}\` and counts towards nothing.`,
     scope: 'webhooks',
     body: 'ReplayRequest',
     response: {
