@@ -25,14 +25,14 @@ free_port() {
 
 # The .env a user would write from .env.example: every change-me value replaced by 32 random bytes
 # as 64 hex digits (safe in connection URLs, and the form SECRETS_KEY-style keys take). The only
-# other differences: the published port (loopback, a free one), the image tag, and the two settings
+# other differences: the published port (loopback, a free one), the image tag, and the three settings
 # the black-box suite needs (e2e/README.md): the gateway trusts the runner's X-Forwarded-For from
-# the containers' private networks, and webhook-service may deliver to the suite's receiver on this
-# machine's bridge address.
+# the containers' private networks, webhook-service may deliver to the suite's receiver on this
+# machine's bridge address, and the suite's fresh accounts' flags count (FLAG_MIN_ACCOUNT_AGE_HOURS=0).
 write_env() {
   GATEWAY_PORT=$(free_port)
   node - "$ROOT/.env.example" "GATEWAY_PUBLISHED_PORT=127.0.0.1:$GATEWAY_PORT" "IMAGE_TAG=$IMAGE_TAG" \
-    TRUST_PROXY=uniquelocal WEBHOOK_ALLOW_PRIVATE_NETWORKS=true >"$WORK/.env" <<'JS'
+    TRUST_PROXY=uniquelocal WEBHOOK_ALLOW_PRIVATE_NETWORKS=true FLAG_MIN_ACCOUNT_AGE_HOURS=0 >"$WORK/.env" <<'JS'
 const { randomBytes } = require('node:crypto');
 const { readFileSync } = require('node:fs');
 const [example, ...settings] = process.argv.slice(2);
