@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { Pool, type Dispatcher } from 'undici';
+import { FAULT_HEADER, REQUEST_FAULT } from '@community/http-kit';
 import { CallerGoneError } from './breaker';
 
 /** Where a service listens: a pool of connections to it (undici's), which times the service. */
@@ -63,8 +64,11 @@ export interface ForwardOptions {
 }
 
 export interface Exchange {
-  /** The service's answer head arrived; it is being passed on to the client. */
-  answered(status: number): void;
+  /**
+   * The service's answer head arrived; it is being passed on to the client. `ownFault`: a 5xx the
+   * service marks as the request's doing, not its own failure (FAULT_HEADER).
+   */
+  answered(status: number, ownFault: boolean): void;
   /**
    * There will be no answer head: the connection failed, timed out or the request was cut — by the
    * caller ({@link Forwarded.abort}'s reason) or by the client going away ({@link CallerGoneError}).
@@ -162,7 +166,7 @@ class Relay implements Dispatcher.DispatchHandler, Forwarded {
   onResponseStart(
     controller: Dispatcher.DispatchController,
     status: number,
-    _parsed: IncomingHttpHeaders,
+    parsed: IncomingHttpHeaders,
     statusMessage?: string,
   ): void {
     // An informational answer (1xx) is not the answer.
@@ -170,7 +174,7 @@ class Relay implements Dispatcher.DispatchHandler, Forwarded {
     this.told = true;
     this.answering = true;
     this.onAnswer?.(status);
-    this.exchange.answered(status);
+    this.exchange.answered(status, parsed[FAULT_HEADER] === REQUEST_FAULT);
     const res = this.res;
     res.statusCode = status;
     if (statusMessage) res.statusMessage = statusMessage;
@@ -222,7 +226,7 @@ function copyAnswerHeaders(raw: (Buffer | string)[], res: ServerResponse): void 
   const copied: string[] = [];
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = latin1(raw[i]!).toLowerCase();
-    if (HOP_BY_HOP.has(name)) continue;
+    if (HOP_BY_HOP.has(name) || name === FAULT_HEADER) continue;
     const value = latin1(raw[i + 1]!);
     if (copied.includes(name)) res.appendHeader(name, value);
     else {

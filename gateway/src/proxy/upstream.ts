@@ -156,9 +156,9 @@ export class Upstream {
             const flight: InFlight = { started: performance.now(), resolve, reject, prev: null, next: null };
             this.inFlight.add(flight);
             flight.upstream = forward(req, res, this.service, options, {
-              answered: (status) => {
+              answered: (status, ownFault) => {
                 this.lastAnswerAt = performance.now();
-                this.settle(flight, status >= 500 ? new ServerErrorAnswer() : null);
+                this.settle(flight, status >= 500 && !ownFault ? new ServerErrorAnswer() : null);
               },
               failed: (err) => this.settle(flight, err),
             });

@@ -50,6 +50,28 @@ async function front(options: Partial<UpstreamOptions> & { target: string }) {
 }
 
 describe('Upstream', () => {
+  // DESIGN.md §21: a search that ran into its time limit is the request's cost, not the service
+  // failing — one client sending costly searches must not open the breaker for everyone.
+  it('does not count a 5xx the service marks as the request’s own, and drops the mark', async () => {
+    const target = await listen((req, res) => {
+      const own = req.url === '/own';
+      res.writeHead(503, { 'content-type': 'application/json', ...(own ? { 'x-fault': 'request' } : {}) });
+      res.end('{"error":"search_timeout"}');
+    });
+    const url = await front({ target });
+    const upstream = upstreams.at(-1)!;
+    for (let i = 0; i < 10; i++) {
+      const res = await fetch(`${url}/own`);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('x-fault')).toBeNull();
+      await res.text();
+    }
+    expect(upstream.breaker.opened).toBe(false);
+    // Beside the ten uncounted ones, more than half failing: open (breaker.ts).
+    for (let i = 0; i < 25; i++) await (await fetch(`${url}/failing`)).text();
+    expect(upstream.breaker.opened).toBe(true);
+  });
+
   it('answers 503 within its timeout when the service name never resolves', async () => {
     // DNS that never answers leaves the socket connecting: a timeout set on the request alone
     // (http-proxy's proxyTimeout) starts only once connected, and the request would hang for good.

@@ -11,6 +11,7 @@ import { isConnectionError } from '@community/db';
 import type { Logger } from '@community/logging';
 import { INVALID_UTF8 } from './body';
 import { requestIdField } from './request-id';
+import { FAULT_HEADER, REQUEST_FAULT, REQUEST_FAULT_CODES } from './fault';
 import { MethodNotAllowedError } from './resource';
 
 /** body-parser's error types, mapped to the envelope's codes. */
@@ -85,6 +86,7 @@ export function errorReply(err: unknown, logger: Logger, context: ErrorContext):
   const retryAfter =
     error instanceof RateLimitedError ? Math.max(1, Math.ceil(error.retryAfterSeconds)) : null;
   if (retryAfter !== null) headers['Retry-After'] = String(retryAfter);
+  if (REQUEST_FAULT_CODES.has(error.code)) headers[FAULT_HEADER] = REQUEST_FAULT;
   if (error.code === 'unauthorized') {
     headers['WWW-Authenticate'] = 'Bearer';
     headers['Cache-Control'] = 'no-store';

@@ -43,3 +43,4 @@ export {
 } from './idempotency';
 export { escapeHtml } from './escape-html';
 export { EVENT_STREAM_HEADERS } from './event-stream';
+export { FAULT_HEADER, REQUEST_FAULT, REQUEST_FAULT_CODES } from './fault';

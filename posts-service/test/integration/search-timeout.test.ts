@@ -36,6 +36,8 @@ it('answers a search too broad to finish in time with 503 search_timeout and Ret
     expect([res.status, res.body.error]).toEqual([503, 'search_timeout']);
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(res.body.message).toMatch(/narrow it or try again/);
+    // The request's own doing, not the service failing: the gateway's breaker does not count it.
+    expect(res.headers.get('x-fault')).toBe('request');
   }
   const list = await h.call(alice, 'GET', '/posts?limit=1');
   expect([list.status, list.body.pagination.total_items]).toEqual([200, 40000]);
