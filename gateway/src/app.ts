@@ -2,6 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import express, { Router } from 'express';
 import {
   errorHandler,
+  hasBody,
   logAccess,
   mountHealth,
   notFound,
@@ -59,6 +60,9 @@ export function buildApp(deps: GatewayAppDeps): RequestListener {
   const fail = (req: IncomingMessage, res: ServerResponse, entry: RequestRecord) => (err: unknown) => {
     // Nobody is left to answer.
     if (err instanceof ClientGoneError) return res.destroy();
+    // Refused before its body was read (401, 404, 429 …): the connection closes once the client has
+    // sent the rest, or after the lingering bound — a body that never finishes holds no socket.
+    if (!req.complete && hasBody(req.headers) && !res.headersSent) res.setHeader('Connection', 'close');
     sendError(req, res, err, logger, {
       method: req.method ?? 'GET',
       path: entry.path,

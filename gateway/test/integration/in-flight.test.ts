@@ -116,3 +116,18 @@ describe('across two gateways', () => {
     expect(held.filter((h) => refused(h.answer()))).toHaveLength(3);
   });
 });
+
+describe('a refusal before the body was read', () => {
+  it('closes the connection soon after, so a body that never finishes holds no socket', async () => {
+    const member = await memberWithKey(stack);
+    await holdMany([stack.gateway], 8, member.key);
+    const refused = await hold(stack.gateway, member.key);
+    const closed = new Promise<number>((resolve) => {
+      const started = Date.now();
+      refused.socket.once('close', () => resolve(Date.now() - started));
+    });
+    expect(await closed).toBeLessThan(4_000);
+    expect(refused.answer()).toMatch(/^HTTP\/1\.1 429/);
+    expect(refused.answer()).toMatch(/connection: close/i);
+  });
+});
