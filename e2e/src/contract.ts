@@ -1,8 +1,8 @@
 import type { Answer } from './client/http';
 
 /**
- * The documented envelope (README "API conventions", DESIGN.md §3), written down here on its own so
- * the suite checks the stack against the documents rather than against the code's schemas.
+ * The documented envelope (docs/api.md "API conventions", DESIGN.md §3), written down here on its
+ * own so the suite checks the stack against the documents rather than against the code's schemas.
  */
 const SUCCESS_KEYS = new Set(['success', 'data', 'pagination']);
 const ERROR_KEYS = new Set(['error', 'message', 'details', 'retry_after']);

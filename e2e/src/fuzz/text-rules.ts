@@ -4,8 +4,9 @@ import type { Answer } from '../client/http';
 export type TextVerdict = { ok: true; value: string } | { ok: false; code: string };
 
 /**
- * The README's text rules: strings are trimmed; lengths count characters (code points, so an emoji
- * is one); a NUL character or broken UTF-16 is `invalid_value`; an empty required string is `required`.
+ * The text rules of docs/api.md ("API conventions"): strings are trimmed; lengths count characters
+ * (code points, so an emoji is one); a NUL character or broken UTF-16 is `invalid_value`; an empty
+ * required string is `required`.
  */
 export function textVerdict(raw: string, { min = 0, max }: { min?: number; max: number }): TextVerdict {
   const value = raw.trim();
