@@ -15,7 +15,7 @@ import type { Logger } from '@community/logging';
 import { docsRouter } from './docs/docs-page';
 import { publishedDocument } from './docs/openapi-document';
 import { buildPipeline, type GatewayDeps, type RequestRecord } from './pipeline';
-import { consume, pagesSubject } from './limits/budgets';
+import { admit, pagesSubject } from './limits/budgets';
 import { clientIpOf, type TrustProxy } from './http/client-ip';
 import { behindClose, ClientGoneError } from './http/read-body';
 import { sendError, sendJson } from './http/respond';
@@ -34,21 +34,14 @@ const isDocsPage = (path: string) => path === '/docs' || path.startsWith('/docs/
 
 /**
  * The gateway's request listener. Every API request goes through the gateway pipeline on bare
- * node:http — on the proxied hot path express's router cost ~8% of the gateway's CPU — while the
+ * node:http — on the proxied hot path express's router cost a share of the gateway's CPU that
+ * bench/RESULTS.md records ("the hot path without express") — while the
  * probes (no key, no limits) and the docs page (no key, the pages budget: see docs/docs-page.ts)
  * are a small express app.
  */
 export function buildApp(deps: GatewayAppDeps): RequestListener {
   const { logger } = deps;
-  const ops = express();
-  ops.disable('x-powered-by');
-  ops.disable('etag');
-  const probes = Router();
-  mountHealth(probes, deps.health);
-  ops.use(probes);
-  ops.use('/docs', docsRouter());
-  ops.use(notFound(), errorHandler(logger));
-
+  const ops = opsApp(deps);
   const pipeline = buildPipeline({
     ...deps,
     openapi: publishedDocument(),
@@ -57,18 +50,8 @@ export function buildApp(deps: GatewayAppDeps): RequestListener {
   const record = requestRecorder(deps.health.registry);
   const clientIp = clientIpOf(deps.trustProxy);
 
-  const fail = (req: IncomingMessage, res: ServerResponse, entry: RequestRecord) => (err: unknown) => {
-    // Nobody is left to answer.
-    if (err instanceof ClientGoneError) return res.destroy();
-    // Refused before its body was read (401, 404, 429 …): the connection closes once the client has
-    // sent the rest, or after the lingering bound — a body that never finishes holds no socket.
-    if (!req.complete && hasBody(req.headers) && !res.headersSent) res.setHeader('Connection', 'close');
-    sendError(req, res, err, logger, {
-      method: req.method ?? 'GET',
-      path: entry.path,
-      requestId: entry.requestId,
-    });
-  };
+  const fail = (req: IncomingMessage, res: ServerResponse, entry: RequestRecord) => (err: unknown) =>
+    answerFailure(req, res, entry, err, logger);
 
   return (req, res) => {
     // Never answered: the connection closes once the answer before it is out (read-body.ts).
@@ -91,13 +74,7 @@ export function buildApp(deps: GatewayAppDeps): RequestListener {
     });
 
     // Node keeps at most 2,000 headers and drops the rest unseen: refused before anything reads one.
-    if (req.rawHeaders.length > 2 * MAX_HEADERS) {
-      sendJson(req, res, 431, {
-        error: 'payload_too_large',
-        message: `a request may carry at most ${MAX_HEADERS} headers`,
-      });
-      return;
-    }
+    if (req.rawHeaders.length > 2 * MAX_HEADERS) return refuseHeaders(req, res);
     if (PROBE_PATHS.has(entry.path)) {
       entry.route = entry.path;
       ops(req, res);
@@ -105,14 +82,52 @@ export function buildApp(deps: GatewayAppDeps): RequestListener {
     }
     if (isDocsPage(entry.path)) {
       entry.route = '/docs';
-      consume(deps.limiter, pagesSubject(entry.clientIp, deps.pagesHourly), res).then(
-        () => ops(req, res),
-        fail(req, res, entry),
-      );
+      Promise.resolve()
+        .then(() => admit(deps.limiter, pagesSubject(entry.clientIp, deps.pagesHourly), res))
+        .then(() => ops(req, res), fail(req, res, entry));
       return;
     }
     pipeline(req, res, entry).catch(fail(req, res, entry));
   };
+}
+
+/** The probes (no key, no limits) and the docs page (no key, the pages budget). */
+function opsApp(deps: GatewayAppDeps): express.Express {
+  const ops = express();
+  ops.disable('x-powered-by');
+  ops.disable('etag');
+  const probes = Router();
+  mountHealth(probes, deps.health);
+  ops.use(probes);
+  ops.use('/docs', docsRouter());
+  ops.use(notFound(), errorHandler(deps.logger));
+  return ops;
+}
+
+function answerFailure(
+  req: IncomingMessage,
+  res: ServerResponse,
+  entry: RequestRecord,
+  err: unknown,
+  logger: Logger,
+): void {
+  // Nobody is left to answer.
+  if (err instanceof ClientGoneError) return void res.destroy();
+  // Refused before its body was read (401, 404, 429 …): the connection closes once the client has
+  // sent the rest, or after the lingering bound — a body that never finishes holds no socket.
+  if (!req.complete && hasBody(req.headers) && !res.headersSent) res.setHeader('Connection', 'close');
+  sendError(req, res, err, logger, {
+    method: req.method ?? 'GET',
+    path: entry.path,
+    requestId: entry.requestId,
+  });
+}
+
+function refuseHeaders(req: IncomingMessage, res: ServerResponse): void {
+  sendJson(req, res, 431, {
+    error: 'payload_too_large',
+    message: `a request may carry at most ${MAX_HEADERS} headers`,
+  });
 }
 
 /**

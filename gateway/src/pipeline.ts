@@ -1,48 +1,36 @@
-import { hash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  API_VERSION,
+  AccountSuspendedError,
   InsufficientScopeError,
   NotFoundError,
-  type ResolvedKey,
-  ServiceUnavailableError,
   UnauthorizedError,
-  AccountSuspendedError,
-  type Actor,
 } from '@community/contracts';
-import {
-  EVENT_STREAM_HEADERS,
-  hasBody,
-  isCrossOrigin,
-  MethodNotAllowedError,
-  signIdentity,
-} from '@community/http-kit';
-import { readBearer } from './auth/bearer';
+import { isCrossOrigin } from '@community/http-kit';
+import { identify, type Identity } from './auth/identify';
 import type { KeyResolver } from './auth/key-resolver';
 import { stillSuspended } from './auth/suspension';
 import type { UsageReporter } from './auth/usage-reporter';
-import { OPENAPI_PATH, sendDocument } from './docs/openapi-document';
+import type { InFlightLimits } from './config';
+import { dispatch, serveAvatar } from './dispatch';
+import { freeWhenNotModified, type TaggedBody } from './http/conditional';
+import { answerCors, vary, type AllowedOrigins } from './http/cors';
+import { readBody } from './http/read-body';
+import type { AvatarsBudget } from './limits/avatars-budget';
 import {
+  admit,
   clientMayPay,
-  consume,
-  consumeHeld,
   refundRequest,
   settleClientRequest,
   subjectFor,
   type Budgets,
 } from './limits/budgets';
-import type { AvatarsBudget } from './limits/avatars-budget';
-import type { InFlight } from './limits/in-flight';
+import { inFlightCallerOf, type InFlight } from './limits/in-flight';
+import type { Decision, Subject } from './limits/decision';
 import type { TwoWindowLimiter } from './limits/limiter';
-import type { InFlightLimits } from './config';
 import { clientIdOf, KnownClients } from './limits/oauth-clients';
-import { freeWhenNotModified, sendTagged, tagged, type TaggedBody } from './http/conditional';
-import { answerCors, vary, type AllowedOrigins } from './http/cors';
-import { readBody } from './http/read-body';
-import { oncePer } from './once-per';
 import { matchesPrefix, type UpstreamName } from './proxy/route-table';
-import { AVATAR_ROUTE, matchRoute } from './routes/route-set';
 import type { Upstream } from './proxy/upstream';
+import { AVATAR_ROUTE, matchRoute, type Route } from './routes/route-set';
 import { carriesClientCredentials, isPublic, isStream, requiredScope } from './scopes';
 import type { OpenStreams } from './streams/open-streams';
 
@@ -75,12 +63,34 @@ export interface GatewayDeps extends Budgets {
 /** What the access log and metrics need to know about one request, filled in as it is served. */
 export interface RequestRecord {
   requestId: string;
-  /** The path without the query (express's `req.path`). */
+  /** The path without the query, in its canonical spelling (routes/route-set.ts). */
   path: string;
   /** Bounded metric label: the route's template (`/api/v1/posts/{id}`), or `unmatched`. */
   route: string;
   accountId?: number;
   clientIp: string;
+}
+
+/** One request as the steps below learn about it. */
+export interface RequestContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  record: RequestRecord;
+  route: Route | null;
+  /** A notification stream (relayed, not counted in flight). */
+  stream: boolean;
+  identity: Identity;
+  /** An OAuth client naming itself at the token or revocation endpoint. */
+  clientId: string | null;
+  /** The body, once the gateway has read it. */
+  body?: Buffer;
+  /** Gives the counted request back (an uncharged refusal). */
+  refund: () => void;
+  /** Gives it back when its `304` is free (DESIGN.md §10, §21). */
+  refundNotModified: () => void;
+  /** Whose budget it came out of, and what was decided. */
+  subject?: Subject;
+  decision?: Decision;
 }
 
 export type Pipeline = (req: IncomingMessage, res: ServerResponse, record: RequestRecord) => Promise<void>;
@@ -89,246 +99,162 @@ export type Pipeline = (req: IncomingMessage, res: ServerResponse, record: Reque
 const GATEWAY_ONLY = /^x-(user|internal)-/i;
 /** …and these too when no trusted proxy stands in front to set them. */
 const GATEWAY_OR_PROXY_ONLY = /^(x-(user|internal|forwarded)-|forwarded$)/i;
-const NO_BEARER = { kind: 'none' } as const;
-const INDEX = tagged(
-  Buffer.from(
-    JSON.stringify({ success: true, data: { name: 'Community Platform API', version: API_VERSION } }),
-  ),
-);
+const NOBODY: Identity = { bearer: { kind: 'none' }, resolved: null, actor: null, session: null };
+const nothing = () => undefined;
 
 /**
- * The one public entry: identify the caller, count the request against its budget, check the scope
- * a request needs without data, then forward it with a signed identity to the service that owns it.
+ * The one public entry, as named steps: strip what only the gateway may say, identify the caller,
+ * charge its budget, authorize the request by its route, hold one of the caller's slots in flight,
+ * answer (the gateway itself, a stream, or the service), and settle an OAuth client's account.
+ * A step that may finish at once returns nothing to wait for (most requests of a busy account:
+ * a cached key, a leased budget).
  */
 export function buildPipeline(deps: GatewayDeps): Pipeline {
   const clientMayNotSet = deps.trustsForwarded ? GATEWAY_ONLY : GATEWAY_OR_PROXY_ONLY;
   const knownClients = new KnownClients();
   return async (req, res, record) => {
     for (const name in req.headers) if (clientMayNotSet.test(name)) delete req.headers[name];
-    const { path, clientIp } = record;
-    const route = matchRoute(path);
-    record.route = route?.template ?? 'unmatched';
-    if (route?.template === AVATAR_ROUTE) {
-      await serveAvatar(deps, req, res, record);
-      return;
-    }
-    const api = matchesPrefix(path, '/api/v1');
-    // Before any key or budget: a preflight is free (DESIGN.md §10).
-    if (api && answerCors(req, res, deps.corsOrigins)) {
-      record.route = 'preflight';
-      return;
-    }
-    // The key API takes the account session cookie only from the account pages' own origin.
-    if (api && isCrossOrigin(req.headers)) delete req.headers.cookie;
-    const page = matchesPrefix(path, '/account');
-    const credentials = carriesClientCredentials(path);
-    // Only the OAuth endpoints need the body before the limiter: it may name the client.
-    let body = credentials ? await readBody(req, res, deps.bodyTimeoutMs) : undefined;
-    const clientId = credentials ? clientIdOf(req.headers, body) : null;
-    // Pages authenticate with their session cookie, the OAuth endpoints with the client's own credentials.
-    const bearer = page || credentials ? NO_BEARER : readBearer(req.headers.authorization);
-    // Awaited only when there is something to wait for: a key the cache holds is known at once.
-    const found = bearer.kind === 'key' ? lookUp(deps.keys, bearer.key) : NOBODY;
-    const lookup = found instanceof Promise ? await found : found;
-    const { resolved } = lookup;
-    const actor = resolved ? actorOf(resolved) : null;
-    if (actor) record.accountId = actor.userId;
-
-    const known = clientId && knownClients.has(clientId) ? clientId : null;
-    const client = known && (await clientMayPay(deps.limiter, clientIp, deps)) ? known : null;
-    const subject = subjectFor({ resolved, page, client, clientIp }, deps);
-    const decision = consumeHeld(deps.limiter, subject, res) ?? (await consume(deps.limiter, subject, res));
-    if (lookup.unavailable) throw lookup.unavailable;
-    const refund = () => refundRequest(deps.limiter, subject, decision, res);
-    // A 304 costs nothing when the client named what it has and did not search (DESIGN.md §10, §21).
-    const refundNotModified = freeWhenNotModified(req) ? refund : () => undefined;
-
-    const session = sessionOf(req.headers.cookie);
-    if (!actor) {
-      if (bearer.kind !== 'none')
-        throw new UnauthorizedError('the API key or access token is invalid, revoked or expired');
-      if (!isPublic(req.method ?? 'GET', path, session !== null))
-        throw new UnauthorizedError('an API key is required: Authorization: Bearer <key>');
-    } else {
-      // Every credential of a suspended account, whatever it asks (DESIGN.md §12).
-      const suspension = resolved?.suspension;
-      if (suspension && stillSuspended(suspension)) throw new AccountSuspendedError(suspension);
-    }
-    if (!route) throw new NotFoundError('route');
-    if (actor) {
-      const scope = requiredScope(req.method ?? 'GET', path);
-      if (!actor.scopes.has(scope)) throw new InsufficientScopeError(scope);
-      // Last-used times are kept for API keys; an access token's id is not a key id.
-      if (resolved && resolved.credential !== 'access_token') deps.usage.used(resolved.key_id);
-      // An answer for one credential is never another's (DESIGN.md §10).
-      res.setHeader('Cache-Control', 'private, no-cache');
-      vary(res, 'Authorization');
-    }
-
-    const stream = isStream(path);
-    if (!stream) {
-      const [caller, cap] = inFlightCallerOf(deps.inFlightLimits, resolved, session, clientIp);
-      await deps.inFlight.admit(caller, cap, res).catch((refused: unknown) => {
-        refund();
-        throw refused;
-      });
-    }
-    if (route.upstream === null) {
-      answerItself(req, res, deps, path, refundNotModified);
-      return;
-    }
-    if (stream && resolved && bearer.kind === 'key') {
-      await relayStream(deps, req, res, route.upstream, actor, record, resolved, bearer.key);
-      return;
-    }
-    // Read the whole body before the upstream's clock starts: a slow client is never its failure.
-    if (hasBody(req.headers)) body ??= await readBody(req, res, deps.bodyTimeoutMs);
-    await forward(deps, req, res, route.upstream, actor, record, body, (status) => {
-      if (status === 304) refundNotModified();
-    });
-    if (!credentials) return;
-    if (clientId && res.statusCode === 200) knownClients.remember(clientId);
-    await settleClientRequest(deps.limiter, subject, clientIp, deps, res.statusCode);
+    const ctx = contextOf(req, res, record);
+    if (ctx.route?.template === AVATAR_ROUTE) return serveAvatar(deps, ctx);
+    if (answeredPreflight(deps, ctx)) return;
+    const identified = identifyCaller(deps, ctx);
+    if (identified) await identified;
+    const charged = charge(deps, ctx, knownClients);
+    if (charged) await charged;
+    authorize(deps, ctx);
+    if (!ctx.stream) await holdSlot(deps, ctx);
+    await dispatch(deps, ctx);
+    if (ctx.clientId !== null) await settleClient(deps, ctx, knownClients);
   };
 }
 
-/**
- * The default avatars: no key and none of the API's budgets, but a budget per address of their own
- * (DESIGN.md §21). A body sent here is read like any other: a slow client is never the service's failure.
- */
-async function serveAvatar(
-  deps: GatewayDeps,
-  req: IncomingMessage,
-  res: ServerResponse,
-  record: RequestRecord,
-) {
-  await deps.avatars.consume(record.clientIp);
-  delete req.headers.authorization;
-  delete req.headers.cookie;
-  const body = await readBody(req, res, deps.bodyTimeoutMs);
-  await forward(deps, req, res, 'users', null, record, body);
+function contextOf(req: IncomingMessage, res: ServerResponse, record: RequestRecord): RequestContext {
+  const route = matchRoute(record.path);
+  record.route = route?.template ?? 'unmatched';
+  return {
+    req,
+    res,
+    record,
+    route,
+    stream: route !== null && isStream(record.path),
+    identity: NOBODY,
+    clientId: null,
+    refund: nothing,
+    refundNotModified: nothing,
+  };
 }
 
-/** The routes the gateway answers itself: the API's version and its OpenAPI document. */
-function answerItself(
-  req: IncomingMessage,
-  res: ServerResponse,
-  deps: GatewayDeps,
-  path: string,
-  refundNotModified: () => void,
-) {
+/** A CORS preflight to the API is answered before any key or budget: it is free (DESIGN.md §10). */
+function answeredPreflight(deps: GatewayDeps, { req, res, record }: RequestContext): boolean {
+  if (!matchesPrefix(record.path, '/api/v1')) return false;
+  if (answerCors(req, res, deps.corsOrigins)) {
+    record.route = 'preflight';
+    return true;
+  }
+  // The key API takes the account session cookie only from the account pages' own origin.
+  if (isCrossOrigin(req.headers)) delete req.headers.cookie;
+  return false;
+}
+
+/**
+ * Who is asking: the key or token (the account pages authenticate with their session cookie, the
+ * OAuth endpoints with the client's own credentials — whose body, which may name the client, is
+ * read first).
+ */
+function identifyCaller(deps: GatewayDeps, ctx: RequestContext): Promise<void> | void {
+  const { req, record } = ctx;
+  if (carriesClientCredentials(record.path)) return identifyClient(deps, ctx);
+  const identity = identify(deps.keys, req.headers, !matchesPrefix(record.path, '/account'));
+  if (identity instanceof Promise) return identity.then((found) => identified(ctx, found));
+  identified(ctx, identity);
+}
+
+async function identifyClient(deps: GatewayDeps, ctx: RequestContext) {
+  const { req, res } = ctx;
+  ctx.body = await readBody(req, res, deps.bodyTimeoutMs);
+  ctx.clientId = clientIdOf(req.headers, ctx.body);
+  identified(ctx, await identify(deps.keys, req.headers, false));
+}
+
+function identified(ctx: RequestContext, identity: Identity): void {
+  ctx.identity = identity;
+  if (identity.actor) ctx.record.accountId = identity.actor.userId;
+}
+
+/**
+ * Counts the request against its budget (DESIGN.md §6): the account's, the pages' per address, a
+ * known OAuth client's, or the address's. Refused uncharged when over; a key that could not be
+ * checked is counted like no key, then refused.
+ */
+function charge(deps: GatewayDeps, ctx: RequestContext, knownClients: KnownClients): Promise<void> | void {
+  const { clientId, record } = ctx;
+  const known = clientId !== null && knownClients.has(clientId) ? clientId : null;
+  if (known === null) return count(deps, ctx, null);
+  return clientMayPay(deps.limiter, record.clientIp, deps).then((pays) =>
+    count(deps, ctx, pays ? known : null),
+  );
+}
+
+function count(deps: GatewayDeps, ctx: RequestContext, client: string | null): Promise<void> | void {
+  const { res, record, identity } = ctx;
+  const page = matchesPrefix(record.path, '/account');
+  const subject = subjectFor({ resolved: identity.resolved, page, client, clientIp: record.clientIp }, deps);
+  const decision = admit(deps.limiter, subject, res);
+  if (decision instanceof Promise) return decision.then((decided) => charged(deps, ctx, subject, decided));
+  charged(deps, ctx, subject, decision);
+}
+
+function charged(deps: GatewayDeps, ctx: RequestContext, subject: Subject, decision: Decision): void {
+  if (ctx.identity.unavailable) throw ctx.identity.unavailable;
+  ctx.subject = subject;
+  ctx.decision = decision;
+  ctx.refund = () => refundRequest(deps.limiter, subject, decision, ctx.res);
+  if (freeWhenNotModified(ctx.req)) ctx.refundNotModified = ctx.refund;
+}
+
+/**
+ * Whether the request may go on: a key for what needs one, no suspension, a route, the scope the
+ * route asks for (DESIGN.md §5, §12, §21). Checks that need data stay in the services.
+ */
+function authorize(deps: GatewayDeps, { req, res, record, route, identity }: RequestContext): void {
+  const { actor, resolved, bearer } = identity;
   const method = req.method ?? 'GET';
-  if (method !== 'GET' && method !== 'HEAD') throw new MethodNotAllowedError(['GET', 'HEAD']);
-  if (path === OPENAPI_PATH) sendDocument(req, res, deps.openapi, refundNotModified);
-  else sendTagged(req, res, INDEX, refundNotModified);
+  if (!actor) {
+    if (bearer.kind !== 'none')
+      throw new UnauthorizedError('the API key or access token is invalid, revoked or expired');
+    if (!isPublic(method, record.path, identity.session !== null))
+      throw new UnauthorizedError('an API key is required: Authorization: Bearer <key>');
+  } else if (resolved?.suspension && stillSuspended(resolved.suspension)) {
+    throw new AccountSuspendedError(resolved.suspension);
+  }
+  if (!route) throw new NotFoundError('route');
+  if (!actor) return;
+  const scope = requiredScope(method, record.path);
+  if (!actor.scopes.has(scope)) throw new InsufficientScopeError(scope);
+  // Last-used times are kept for API keys; an access token's id is not a key id.
+  if (resolved && resolved.credential !== 'access_token') deps.usage.used(resolved.key_id);
+  // An answer for one credential is never another's (DESIGN.md §10).
+  res.setHeader('Cache-Control', 'private, no-cache');
+  vary(res, 'Authorization');
+}
+
+/** One of the caller's requests in flight (DESIGN.md §21): refused uncharged when all are taken. */
+async function holdSlot(deps: GatewayDeps, { res, record, identity, refund }: RequestContext) {
+  const [caller, cap] = inFlightCallerOf(deps.inFlightLimits, identity, record.clientIp);
+  try {
+    await deps.inFlight.admit(caller, cap, res);
+  } catch (refused) {
+    refund();
+    throw refused;
+  }
 }
 
 /**
- * A notification stream: its slot of the account's, then relayed for as long as it lasts. A `HEAD`
- * learns the stream's headers at once (DESIGN.md §21): the service would hold it open like a `GET`.
+ * Only what an OAuth client evidently did itself — an answer of 200 — is paid from its budget; the
+ * rest moves to the caller's address (limits/budgets.ts).
  */
-async function relayStream(
-  deps: GatewayDeps,
-  req: IncomingMessage,
-  res: ServerResponse,
-  upstream: UpstreamName,
-  actor: Actor | null,
-  record: RequestRecord,
-  resolved: ResolvedKey,
-  key: string,
-) {
-  if (req.method === 'HEAD') {
-    res.writeHead(200, EVENT_STREAM_HEADERS).end();
-    return;
-  }
-  await deps.streams.admit(resolved, key, res);
-  await forward(deps, req, res, upstream, actor, record, undefined, undefined, 'stream');
-}
-
-/**
- * Whose requests in flight this one joins (DESIGN.md §21), and how many they may be: the account
- * behind a key; the session on the account pages (and the key API it calls); else the address.
- */
-function inFlightCallerOf(
-  limits: InFlightLimits,
-  resolved: ResolvedKey | null,
-  session: string | null,
-  clientIp: string,
-): [caller: string, cap: number] {
-  if (resolved) return [`acct:${resolved.user_id}`, limits[resolved.plan]];
-  if (session) return [`session:${hash('sha256', session, 'base64url')}`, limits.free];
-  return [`ip:${clientIp}`, limits.anonymous];
-}
-
-/** The account pages' session cookie, when the request carries one. */
-function sessionOf(cookie: string | undefined): string | null {
-  return cookie ? (/(?:^|;\s*)cp_session=([^;]*)/.exec(cookie)?.[1] ?? null) : null;
-}
-
-async function forward(
-  deps: GatewayDeps,
-  req: IncomingMessage,
-  res: ServerResponse,
-  name: UpstreamName,
-  actor: Actor | null,
-  { path, clientIp }: RequestRecord,
-  body: Buffer | undefined,
-  onAnswer?: (status: number) => void,
-  how: 'proxy' | 'stream' = 'proxy',
-) {
-  if (!carriesClientCredentials(path)) delete req.headers.authorization;
-  // Cookies belong to the account pages and the key API only.
-  if (name !== 'users') delete req.headers.cookie;
-  const method = req.method ?? 'GET';
-  // Signed over the path the proxy really sends, whatever it makes of the one the client sent.
-  const headersFor = (url: string) => signIdentity(deps.internalToken, { method, url, actor, clientIp });
-  const upstream = deps.upstreams[name];
-  try {
-    await upstream[how](req, res, { body, headersFor, onAnswer });
-  } catch (err) {
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    const open = (err as { code?: string }).code === 'EOPENBREAKER';
-    throw new ServiceUnavailableError(
-      open ? `the ${name} service is unavailable; try again shortly` : `the ${name} service did not answer`,
-      upstream.retryAfterSeconds,
-    );
-  }
-}
-
-/** Each credential's actor, made once for each resolved value the key cache holds (not per request). */
-const actorOf = oncePer((resolved: ResolvedKey): Actor => ({
-  userId: resolved.user_id,
-  role: resolved.role,
-  scopes: new Set(resolved.scopes),
-  expiresAt: resolved.expires_at ? new Date(resolved.expires_at) : null,
-}));
-
-interface Lookup {
-  resolved: ResolvedKey | null;
-  /** Set when the key could not be checked: the request is counted like one without a key, then refused. */
-  unavailable?: ServiceUnavailableError;
-}
-
-const NOBODY: Lookup = { resolved: null };
-
-function lookUp(keys: KeyResolver, key: string): Lookup | Promise<Lookup> {
-  const known = keys.known(key);
-  if (known === undefined) return resolving(keys, key);
-  return known ? { resolved: known } : NOBODY;
-}
-
-async function resolving(keys: KeyResolver, key: string): Promise<Lookup> {
-  try {
-    return { resolved: await keys.resolve(key) };
-  } catch {
-    // users-service is down or its breaker is open: we cannot tell a good key from a bad one.
-    const unavailable = new ServiceUnavailableError(
-      'API keys cannot be verified right now; try again shortly',
-      5,
-    );
-    return { resolved: null, unavailable };
-  }
+async function settleClient(deps: GatewayDeps, ctx: RequestContext, knownClients: KnownClients) {
+  const { res, record, clientId, subject } = ctx;
+  if (clientId && res.statusCode === 200) knownClients.remember(clientId);
+  await settleClientRequest(deps.limiter, subject!, record.clientIp, deps, res.statusCode);
 }

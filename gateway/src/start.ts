@@ -1,7 +1,8 @@
 import Redis from 'ioredis';
+import type { Registry } from 'prom-client';
 import { redactUrl } from '@community/config';
 import { AmqpConnection } from '@community/events';
-import { createRegistry, listen } from '@community/http-kit';
+import { createRegistry, listen, type ReadinessCheck } from '@community/http-kit';
 import { createLogger, type Logger } from '@community/logging';
 import { MAX_STREAMS_PER_ACCOUNT } from '@community/contracts';
 import { buildApp } from './app';
@@ -42,11 +43,68 @@ export async function start(
   logger: Logger = createLogger({ service: SERVICE, level: config.LOG_LEVEL }),
 ): Promise<GatewayService> {
   const registry = createRegistry(SERVICE);
+  const redis = await connectRedis(config, logger);
+  const upstreams = upstreamsOf(config, logger);
+  const { keys, usage, keysBreaker } = keyLookupOf(config, registry, logger);
+  const breakers = [...Object.values(upstreams).map((u) => u.breaker), keysBreaker];
+  registerBreakerMetrics(registry, breakers);
+
+  const amqp = new AmqpConnection({ url: config.AMQP_URL, name: SERVICE, logger });
+  subscribeToInvalidations(amqp, config.AMQP_EXCHANGE, keys, logger);
+  amqp.start();
+
+  const { slots, streams } = streamsOf(config, redis, keys, registry);
+  const limits = limitsOf(config, redis, registry, logger);
+  let shuttingDown = false;
+  const app = buildApp({
+    logger,
+    internalToken: config.INTERNAL_TOKEN,
+    keys,
+    usage,
+    upstreams,
+    ...limits,
+    bodyTimeoutMs: config.BODY_TIMEOUT_MS,
+    trustProxy: config.TRUST_PROXY,
+    corsOrigins: config.CORS_ALLOWED_ORIGINS,
+    streams,
+    health: {
+      version: VERSION,
+      registry,
+      isShuttingDown: () => shuttingDown,
+      checks: readinessChecks(redis, amqp),
+    },
+  });
+  const server = await listen(app, config.GATEWAY_PORT);
+  logger.info({ port: server.port }, `${SERVICE} listening`);
+
+  return {
+    url: server.url,
+    port: server.port,
+    breakers: Object.fromEntries(breakers.map((breaker) => [breaker.name, breaker])),
+    async stop() {
+      shuttingDown = true;
+      // Streams would hold the shutdown for its whole grace; their clients reconnect to another replica.
+      streams.close();
+      await server.close(config.SHUTDOWN_GRACE_MS);
+      await usage.stop();
+      await amqp.close();
+      for (const upstream of Object.values(upstreams)) upstream.close();
+      keysBreaker.shutdown();
+      slots.close();
+      // What this process leased and did not hand out goes back, for the other gateways to serve.
+      await limits.limiter.close();
+      redis.disconnect();
+    },
+  };
+}
+
+/** Redis for the limits, given a moment to connect: the first requests count where every replica sees them. */
+async function connectRedis(config: GatewayConfig, logger: Logger): Promise<Redis> {
   const redis = new Redis(config.REDIS_URL, {
     enableOfflineQueue: false,
     // Each command is written as it is issued. Auto-pipelining batched a few per write but cost
-    // more than it saved: a Pipeline, its promises and callbacks per batch (bench/RESULTS.md, 447 vs
-    // 589 µs of gateway CPU per request at c=32 without and with it).
+    // more than it saved: a Pipeline, its promises and callbacks per batch (bench/RESULTS.md, "No
+    // ioredis auto-pipelining").
     enableAutoPipelining: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 1_000,
@@ -68,104 +126,70 @@ export async function start(
     if (redisDown) logger.info('redis back: limiting in redis again');
     redisDown = false;
   });
-  // Give Redis a moment before serving, so the first requests count where every replica sees them.
   await whenReady(redis, 2_000);
+  return redis;
+}
 
-  const timing = { timeoutMs: config.UPSTREAM_TIMEOUT_MS, stallMs: config.UPSTREAM_STALL_MS, logger };
-  const upstreams = {
-    posts: new Upstream({ name: 'posts', target: config.POSTS_SERVICE_URL, ...timing }),
-    users: new Upstream({ name: 'users', target: config.USERS_SERVICE_URL, ...timing }),
-    webhooks: new Upstream({ name: 'webhooks', target: config.WEBHOOK_SERVICE_URL, ...timing }),
-  };
+/** Key lookups in users-service, behind a breaker of their own, and the keys' last-used reports. */
+function keyLookupOf(config: GatewayConfig, registry: Registry, logger: Logger) {
   const keysBreaker = createBreaker('users_keys', logger);
-  const breakers = [...Object.values(upstreams).map((u) => u.breaker), keysBreaker];
-  registerBreakerMetrics(registry, breakers);
   const users = new UsersClient(config.USERS_SERVICE_URL, config.INTERNAL_TOKEN, keysBreaker);
   const keys = new KeyResolver({ users, ttlMs: config.KEY_CACHE_TTL_SECONDS * 1000, registry });
   const usage = new UsageReporter(users, logger);
   usage.start();
+  return { keys, usage, keysBreaker };
+}
 
-  const amqp = new AmqpConnection({ url: config.AMQP_URL, name: SERVICE, logger });
-  subscribeToInvalidations(amqp, config.AMQP_EXCHANGE, keys, logger);
-  amqp.start();
-
+/** The notification streams relayed, and their slots per account in Redis (DESIGN.md §13). */
+function streamsOf(config: GatewayConfig, redis: Redis, keys: KeyResolver, registry: Registry) {
   const slots = new StreamSlots(redis, {
     prefix: config.REDIS_PREFIX,
     cap: MAX_STREAMS_PER_ACCOUNT,
     leaseMs: STREAM_LEASE_MS,
   });
-  const streams = new OpenStreams({ keys, slots, recheckMs: STREAM_RECHECK_MS, registry });
+  return { slots, streams: new OpenStreams({ keys, slots, recheckMs: STREAM_RECHECK_MS, registry }) };
+}
 
-  const limiter = new TwoWindowLimiter(redis, config.REDIS_PREFIX, {
-    replicas: config.GATEWAY_REPLICAS,
-    registry,
-    logger,
-  });
-  const inFlight = new InFlight(redis, { prefix: config.REDIS_PREFIX, replicas: config.GATEWAY_REPLICAS });
-  const avatars = new AvatarsBudget(redis, {
-    prefix: config.REDIS_PREFIX,
-    perMinute: config.AVATARS_PER_MINUTE,
-    replicas: config.GATEWAY_REPLICAS,
-  });
-  let shuttingDown = false;
-  const app = buildApp({
-    logger,
-    internalToken: config.INTERNAL_TOKEN,
-    keys,
-    usage,
-    limiter,
-    upstreams,
+function upstreamsOf(config: GatewayConfig, logger: Logger) {
+  const timing = { timeoutMs: config.UPSTREAM_TIMEOUT_MS, stallMs: config.UPSTREAM_STALL_MS, logger };
+  return {
+    posts: new Upstream({ name: 'posts', target: config.POSTS_SERVICE_URL, ...timing }),
+    users: new Upstream({ name: 'users', target: config.USERS_SERVICE_URL, ...timing }),
+    webhooks: new Upstream({ name: 'webhooks', target: config.WEBHOOK_SERVICE_URL, ...timing }),
+  };
+}
+
+/** The budgets, the requests in flight and the avatars' budget, all counted in Redis. */
+function limitsOf(config: GatewayConfig, redis: Redis, registry: Registry, logger: Logger) {
+  const replicas = config.GATEWAY_REPLICAS;
+  return {
+    limiter: new TwoWindowLimiter(redis, config.REDIS_PREFIX, { replicas, registry, logger }),
     anonymous: { hourly: config.ANON_HOURLY_LIMIT, daily: config.ANON_DAILY_LIMIT },
     pagesHourly: config.PAGES_HOURLY_LIMIT,
-    bodyTimeoutMs: config.BODY_TIMEOUT_MS,
-    trustProxy: config.TRUST_PROXY,
-    corsOrigins: config.CORS_ALLOWED_ORIGINS,
-    inFlight,
+    inFlight: new InFlight(redis, { prefix: config.REDIS_PREFIX, replicas }),
     inFlightLimits: config.IN_FLIGHT_LIMITS,
-    avatars,
-    streams,
-    health: {
-      version: VERSION,
-      registry,
-      isShuttingDown: () => shuttingDown,
-      checks: [
-        // Without Redis the gateway limits per process: degraded, still serving.
-        {
-          name: 'redis',
-          critical: false,
-          run: async () =>
-            redis.status === 'ready' ? redis.ping() : Promise.reject(new Error(redis.status)),
-        },
-        {
-          name: 'rabbitmq',
-          critical: false,
-          run: async () => amqp.isConnected() || Promise.reject(new Error('not connected')),
-        },
-      ],
-    },
-  });
-  const server = await listen(app, config.GATEWAY_PORT);
-  logger.info({ port: server.port }, `${SERVICE} listening`);
-
-  return {
-    url: server.url,
-    port: server.port,
-    breakers: Object.fromEntries(breakers.map((breaker) => [breaker.name, breaker])),
-    async stop() {
-      shuttingDown = true;
-      // Streams would hold the shutdown for its whole grace; their clients reconnect to another replica.
-      streams.close();
-      await server.close(config.SHUTDOWN_GRACE_MS);
-      await usage.stop();
-      await amqp.close();
-      for (const upstream of Object.values(upstreams)) upstream.close();
-      keysBreaker.shutdown();
-      slots.close();
-      // What this process leased and did not hand out goes back, for the other gateways to serve.
-      await limiter.close();
-      redis.disconnect();
-    },
+    avatars: new AvatarsBudget(redis, {
+      prefix: config.REDIS_PREFIX,
+      perMinute: config.AVATARS_PER_MINUTE,
+      replicas,
+    }),
   };
+}
+
+function readinessChecks(redis: Redis, amqp: AmqpConnection): ReadinessCheck[] {
+  return [
+    // Without Redis the gateway limits per process: degraded, still serving.
+    {
+      name: 'redis',
+      critical: false,
+      run: async () => (redis.status === 'ready' ? redis.ping() : Promise.reject(new Error(redis.status))),
+    },
+    {
+      name: 'rabbitmq',
+      critical: false,
+      run: async () => amqp.isConnected() || Promise.reject(new Error('not connected')),
+    },
+  ];
 }
 
 function whenReady(redis: Redis, timeoutMs: number): Promise<void> {

@@ -2,7 +2,8 @@ import type { ServerResponse } from 'node:http';
 import { RateLimitedError, type ResolvedKey } from '@community/contracts';
 import { oncePer } from '../once-per';
 import { setLimitHeaders } from './headers';
-import { refunded, type Decision, type Subject, type TwoWindowLimiter } from './limiter';
+import { refunded, type Decision, type Subject } from './decision';
+import type { TwoWindowLimiter } from './limiter';
 
 export interface Budgets {
   /** Per client address, for requests without a valid key (ANON_*_LIMIT). */
@@ -75,29 +76,21 @@ export const pagesSubject = (clientIp: string, hourly: number): Subject => ({
   hourly,
 });
 
-/** Counts the request, sets the limit headers, and throws the 429 when over budget. */
-export async function consume(
-  limiter: TwoWindowLimiter,
-  subject: Subject,
-  res: ServerResponse,
-): Promise<Decision> {
-  return admit(await limiter.consume(subject), res);
-}
-
 /**
- * {@link consume} at once when this process's lease has a point for the request (most requests of
- * a busy account: no Redis call, nothing to wait for); null when only `consume` can decide.
+ * Counts the request against the subject's budget, sets the limit headers, and throws the 429 when
+ * over budget. At once when this process's lease decides it; a promise when Redis must be asked.
  */
-export function consumeHeld(
+export function admit(
   limiter: TwoWindowLimiter,
   subject: Subject,
   res: ServerResponse,
-): Decision | null {
-  const decision = limiter.consumeHeld(subject);
-  return decision && admit(decision, res);
+): Decision | Promise<Decision> {
+  const decision = limiter.admit(subject);
+  return decision instanceof Promise ? decision.then((d) => announce(d, res)) : announce(decision, res);
 }
 
-function admit(decision: Decision, res: ServerResponse): Decision {
+/** The decision's limit headers, and the 429 when it refused. */
+function announce(decision: Decision, res: ServerResponse): Decision {
   setLimitHeaders(res, decision);
   if (!decision.allowed) {
     throw new RateLimitedError(

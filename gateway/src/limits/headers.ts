@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Decision, WindowState } from './limiter';
+import type { BudgetWindow, Decision } from './decision';
 
 /**
  * The limit headers of every answer (DESIGN.md §6, §10): `X-RateLimit-*` for the tighter window,
@@ -23,7 +23,7 @@ export function setLimitHeaders(res: ServerResponse, { shown, windows }: Decisio
 const policies = new Map<number, Map<number | undefined, string>>();
 
 /** The windows' policy: the hourly window first, then the daily one if the subject has one. */
-function policyOf(windows: WindowState[]): string {
+function policyOf(windows: BudgetWindow[]): string {
   let byDaily = policies.get(windows[0]!.limit);
   if (!byDaily) policies.set(windows[0]!.limit, (byDaily = new Map()));
   let policy = byDaily.get(windows[1]?.limit);

@@ -1,7 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type Redis from 'ioredis';
 import { RateLimitedError } from '@community/contracts';
+import type { Identity } from '../auth/identify';
+import type { InFlightLimits } from '../config';
 import { withDeadline } from './deadline';
 
 /*
@@ -122,4 +124,18 @@ function refusal(cap: number) {
     RETRY_AFTER_SECONDS,
     'concurrency_limited',
   );
+}
+
+/**
+ * Whose requests in flight a request joins, and how many they may be: the account behind a key; the
+ * session on the account pages (and the key API it calls); else the address.
+ */
+export function inFlightCallerOf(
+  limits: InFlightLimits,
+  { resolved, session }: Identity,
+  clientIp: string,
+): [caller: string, cap: number] {
+  if (resolved) return [`acct:${resolved.user_id}`, limits[resolved.plan]];
+  if (session) return [`session:${hash('sha256', session, 'base64url')}`, limits.free];
+  return [`ip:${clientIp}`, limits.anonymous];
 }

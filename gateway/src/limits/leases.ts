@@ -1,11 +1,5 @@
-import type { Grant, RedisWindows, WindowKey } from './redis-windows';
-
-/** One window's answer to a request: within the cap or not, what it shows left, until when. */
-export interface Counted {
-  ok: boolean;
-  remaining: number;
-  msLeft: number;
-}
+import { Lease, RETURN_MARGIN_MS, type Caps, type Counted } from './lease';
+import type { Grant, RedisCounters, RedisCounter } from './redis-counters';
 
 export interface LeaseOptions {
   /** The most requests one lease holds (32). 1: every request asks Redis. */
@@ -16,68 +10,9 @@ export interface LeaseOptions {
   ttlMs?: number;
 }
 
-/** What a lease is checked against: each window's cap, in order. */
-type Caps = readonly Pick<WindowKey, 'limit'>[];
-
-/** Unused points are given back only this long before their window ends: later, it may be the next one. */
-const RETURN_MARGIN_MS = 1_000;
-
-/** One window as a lease saw it: its cap, its counter in Redis after the grant, when it resets. */
-interface Span {
-  limit: number;
-  count: number;
-  /** Date.now() at which the window resets (measured from when the lease was asked for: never late). */
-  end: number;
-}
-
-/** Points of a subject's budget this process took from Redis and hands out itself. */
-export class Lease {
-  left: number;
-
-  constructor(
-    readonly spans: Span[],
-    public points: number,
-    public expiresAt: number,
-  ) {
-    this.left = points;
-  }
-
-  /** Whether it may serve a request under these caps at `now` (a plan change ends it at once). */
-  serves(windows: Caps, now: number): boolean {
-    return (
-      now < this.expiresAt &&
-      windows.length === this.spans.length &&
-      windows.every((w, i) => w.limit === this.spans[i]!.limit)
-    );
-  }
-
-  /** Hands out one point: every window shows what it has left after it. */
-  take(now: number): Counted[] {
-    this.left--;
-    return this.spans.map((s) => ({
-      ok: true,
-      remaining: s.limit - (s.count - this.left),
-      msLeft: s.end - now,
-    }));
-  }
-
-  /** Takes in a grant of the same windows that came back while this one still had points. */
-  absorb(other: Lease): boolean {
-    const same = this.spans.every(
-      (s, i) => s.limit === other.spans[i]!.limit && Math.abs(s.end - other.spans[i]!.end) < RETURN_MARGIN_MS,
-    );
-    if (!same) return false;
-    this.spans.forEach((s, i) => (s.count = Math.max(s.count, other.spans[i]!.count)));
-    this.points += other.points;
-    this.left += other.left;
-    this.expiresAt = Math.max(this.expiresAt, other.expiresAt);
-    return true;
-  }
-}
-
 /** A lease call in flight: how many points it is expected to bring, and how many requests wait on it. */
 interface Call {
-  windows: WindowKey[];
+  windows: RedisCounter[];
   expect: number;
   claims: number;
   /** Settles once its points are in the holding's lease, or with the windows' answer if none were granted. */
@@ -93,7 +28,7 @@ interface Owed {
 interface Holding {
   lease: Lease | null;
   /** The windows last asked about: where owed points go back to. */
-  windows: WindowKey[];
+  windows: RedisCounter[];
   /** Points of ended leases not given back yet, per window, and until when each may be. */
   owed: Owed[];
   /** How big the next lease should be: doubles while leases run out before their time. */
@@ -130,7 +65,7 @@ export class Leases {
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
-    private readonly redis: RedisWindows,
+    private readonly redis: RedisCounters,
     options: LeaseOptions = {},
   ) {
     this.maxSlice = options.maxSlice ?? 32;
@@ -145,7 +80,7 @@ export class Leases {
    * else from a lease call (joining one in flight that is expected to bring a point for it).
    * Rejects when Redis fails the call.
    */
-  async take(subject: string, windows: WindowKey[]): Promise<Taken> {
+  async take(subject: string, windows: RedisCounter[]): Promise<Taken> {
     const holding = this.holding(subject, windows);
     for (;;) {
       const taken = this.fromLease(holding, windows);
@@ -187,7 +122,7 @@ export class Leases {
     await Promise.all(this.sweep(Number.POSITIVE_INFINITY));
   }
 
-  private holding(subject: string, windows: WindowKey[]): Holding {
+  private holding(subject: string, windows: RedisCounter[]): Holding {
     let holding = this.held.get(subject);
     if (!holding) {
       holding = {
@@ -216,7 +151,7 @@ export class Leases {
     return lease && lease.left > 0 && lease.serves(windows, now) ? lease : null;
   }
 
-  private send(holding: Holding, windows: WindowKey[], now: number): Call {
+  private send(holding: Holding, windows: RedisCounter[], now: number): Call {
     const old = holding.lease;
     if (old) {
       if (old.left === 0 && now < old.expiresAt) holding.want = Math.min(this.maxSlice, holding.want * 2);
@@ -251,7 +186,7 @@ export class Leases {
   }
 
   /** Puts a grant's points in the holding's lease; answers the windows' refusal when there were none. */
-  private granted(holding: Holding, windows: WindowKey[], grant: Grant, sentAt: number): Counted[] | null {
+  private granted(holding: Holding, windows: RedisCounter[], grant: Grant, sentAt: number): Counted[] | null {
     const spans = windows.map((w, i) => ({
       limit: w.limit,
       count: grant.windows[i]!.count,
@@ -322,5 +257,5 @@ export class Leases {
   }
 }
 
-const sameCaps = (a: WindowKey[], b: WindowKey[]) =>
+const sameCaps = (a: RedisCounter[], b: RedisCounter[]) =>
   a.length === b.length && a.every((w, i) => w.limit === b[i]!.limit);

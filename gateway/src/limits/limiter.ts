@@ -4,41 +4,17 @@ import type { Logger } from '@community/logging';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { Tally } from '@community/http-kit';
 import { withDeadline } from './deadline';
-import { Leases, type Lease, type LeaseOptions, type Taken } from './leases';
-import { RedisWindows, type WindowKey } from './redis-windows';
-
-export interface Subject {
-  /** `acct:<id>`, `ip:<address>`, `pages:<address>` or `client:<id>`: one budget each. */
-  key: string;
-  kind: 'account' | 'anonymous' | 'pages' | 'client';
-  hourly: number;
-  /** No daily window when absent (the pages budget is hourly only). */
-  daily?: number;
-}
-
-export interface WindowState {
-  /** `hour` or `day`: the names of the IETF RateLimit headers. */
-  name: WindowLabel;
-  /** The window's length in seconds. */
-  seconds: number;
-  limit: number;
-  remaining: number;
-  /** Unix time in seconds at which the window resets. */
-  reset: number;
-}
-
-export type WindowLabel = 'hour' | 'day';
-
-/**
- * What the limiter decided about one request. `shown` is the window the `X-RateLimit-*` headers
- * describe (the tighter one); `windows` are all of the subject's, after this request.
- */
-export type Decision = {
-  shown: WindowState;
-  windows: WindowState[];
-  /** The lease of this process it was served from, if any: where a `304`'s request goes back. */
-  lease?: Lease;
-} & ({ allowed: true } | { allowed: false; retryAfter: number });
+import { Leases, type LeaseOptions, type Taken } from './leases';
+import { RedisCounters, type RedisCounter } from './redis-counters';
+import {
+  budgetWindow,
+  PERIOD_SECONDS,
+  seconds,
+  tightest,
+  type Decision,
+  type Period,
+  type Subject,
+} from './decision';
 
 export interface LimiterOptions {
   /** How many gateways share the Redis budget: the in-memory fallback allows each budget ÷ replicas. */
@@ -54,9 +30,6 @@ export interface LimiterOptions {
   leases?: LeaseOptions;
 }
 
-const WINDOWS = { hourly: 3600, daily: 86_400 } as const;
-type WindowName = keyof typeof WINDOWS;
-const LABELS: Record<WindowName, WindowLabel> = { hourly: 'hour', daily: 'day' };
 type Store = 'redis' | 'memory';
 type DecisionLabels = Readonly<Record<'outcome' | 'subject' | 'store', string>>;
 
@@ -73,11 +46,12 @@ function labelTree<K extends string, V>(keys: readonly K[], make: (key: K) => V)
   return Object.fromEntries(keys.map((key) => [key, make(key)])) as Record<K, V>;
 }
 
-interface Window {
-  name: WindowName;
+/** One period's counter of a budget: in Redis, or in this process while Redis is away. */
+interface PeriodCounter {
+  name: Period;
   limit: number;
   /** Its counter for one subject in Redis. */
-  redis(subject: string): WindowKey;
+  redis(subject: string): RedisCounter;
   /** Its counters in this process, for while Redis is away (made on first use). */
   memory(): RateLimiterMemory;
 }
@@ -95,11 +69,11 @@ interface Window {
  */
 export class TwoWindowLimiter {
   private readonly memory = new Map<string, RateLimiterMemory>();
-  private readonly windowSets: Record<Store, Map<number, Map<number | undefined, Window[]>>> = {
+  private readonly windowSets: Record<Store, Map<number, Map<number | undefined, PeriodCounter[]>>> = {
     redis: new Map(),
     memory: new Map(),
   };
-  private readonly windows: RedisWindows;
+  private readonly counters: RedisCounters;
   private readonly leases: Leases;
   private readonly decisions: Tally<'outcome' | 'subject' | 'store'> | undefined;
   private readonly replicas: number;
@@ -113,8 +87,8 @@ export class TwoWindowLimiter {
     private readonly prefix: string,
     options: LimiterOptions = {},
   ) {
-    this.windows = new RedisWindows(redis);
-    this.leases = new Leases(this.windows, options.leases);
+    this.counters = new RedisCounters(redis);
+    this.leases = new Leases(this.counters, options.leases);
     this.replicas = options.replicas ?? 1;
     this.coolOffMs = options.coolOffMs ?? 5_000;
     this.deadlineMs = options.deadlineMs ?? 500;
@@ -129,16 +103,17 @@ export class TwoWindowLimiter {
       : undefined;
   }
 
-  consume(subject: Subject): Promise<Decision> {
-    const held = this.consumeHeld(subject);
-    return held ? Promise.resolve(held) : this.inStore((store) => this.decide(subject, store));
+  /**
+   * Counts one request of the subject, or refuses it: the one entry point. The decision is made at
+   * once when this process's lease has a point for it (most requests of a busy account: no Redis
+   * call, so no deadline to watch either), else once Redis — or, without it, memory — has answered.
+   */
+  admit(subject: Subject): Decision | Promise<Decision> {
+    return this.fromLease(subject) ?? this.inStore((store) => this.decide(subject, store));
   }
 
-  /**
-   * {@link consume} at once, when this process's lease has a point for the request (no Redis call,
-   * so no deadline to watch either); null when only {@link consume} can decide.
-   */
-  consumeHeld(subject: Subject): Decision | null {
+  /** The decision this process's lease can make alone, or null. */
+  private fromLease(subject: Subject): Decision | null {
     if (!this.redisUsable()) return null;
     const windows = this.windowsOf(subject, 'redis');
     // Only the caps: the windows' Redis keys are made when a lease call needs them.
@@ -159,7 +134,7 @@ export class TwoWindowLimiter {
       const unused = store === 'redis' ? this.leases.unused(subject.key) : 0;
       const used =
         store === 'redis'
-          ? (await this.windows.peek(windows.map((w) => w.redis(subject.key)))).map((n) => n - unused)
+          ? (await this.counters.peek(windows.map((w) => w.redis(subject.key)))).map((n) => n - unused)
           : await Promise.all(
               windows.map(async (w) => (await w.memory().get(subject.key))?.consumedPoints ?? 0),
             );
@@ -177,8 +152,8 @@ export class TwoWindowLimiter {
       const toWindows = this.windowsOf(to, store);
       if (store === 'redis') {
         await Promise.all([
-          this.windows.giveBack(fromWindows.map((w) => w.redis(from.key))),
-          this.windows.take(toWindows.map((w) => w.redis(to.key))),
+          this.counters.giveBack(fromWindows.map((w) => w.redis(from.key))),
+          this.counters.take(toWindows.map((w) => w.redis(to.key))),
         ]);
         return;
       }
@@ -198,7 +173,7 @@ export class TwoWindowLimiter {
     if (decision?.lease && this.leases.giveBack(subject.key, decision.lease)) return Promise.resolve();
     return this.inStore(async (store) => {
       const windows = this.windowsOf(subject, store);
-      if (store === 'redis') await this.windows.giveBack(windows.map((w) => w.redis(subject.key)));
+      if (store === 'redis') await this.counters.giveBack(windows.map((w) => w.redis(subject.key)));
       else await Promise.all(windows.map((w) => w.memory().reward(subject.key, 1)));
     });
   }
@@ -226,7 +201,7 @@ export class TwoWindowLimiter {
   }
 
   /** A subject's windows, made once for each pair of caps (one per plan or budget: a handful). */
-  private windowsOf(subject: Subject, store: Store): readonly Window[] {
+  private windowsOf(subject: Subject, store: Store): readonly PeriodCounter[] {
     const byHourly = this.windowSets[store];
     let byDaily = byHourly.get(subject.hourly);
     if (!byDaily) byHourly.set(subject.hourly, (byDaily = new Map()));
@@ -243,7 +218,7 @@ export class TwoWindowLimiter {
    * Counts the request in every window, or in none when one is full. What each window shows left:
    * after the request when allowed; when refused, 0 for a full window and what the other has.
    */
-  private async count(subject: Subject, windows: readonly Window[], store: Store): Promise<Taken> {
+  private async count(subject: Subject, windows: readonly PeriodCounter[], store: Store): Promise<Taken> {
     if (store === 'redis') return this.leases.take(subject.key, this.redisKeys(subject, windows));
     const outcomes = await Promise.all(windows.map((w) => settle(w.memory().consume(subject.key))));
     const refused = outcomes.some((outcome) => !outcome.ok);
@@ -257,7 +232,7 @@ export class TwoWindowLimiter {
     return { counted, lease: null };
   }
 
-  private redisKeys(subject: Subject, windows: readonly Window[]): WindowKey[] {
+  private redisKeys(subject: Subject, windows: readonly PeriodCounter[]): RedisCounter[] {
     return windows.map((w) => w.redis(subject.key));
   }
 
@@ -268,12 +243,14 @@ export class TwoWindowLimiter {
 
   private decision(
     subject: Subject,
-    windows: readonly Window[],
+    windows: readonly PeriodCounter[],
     { counted, lease }: Taken,
     store: Store,
   ): Decision {
     const now = Date.now();
-    const states = counted.map(({ remaining, msLeft }, i) => state(windows[i]!, remaining, msLeft, now));
+    const states = counted.map(({ remaining, msLeft }, i) =>
+      budgetWindow(windows[i]!.name, windows[i]!.limit, remaining, msLeft, now),
+    );
     if (counted.some((outcome) => !outcome.ok)) {
       this.decisions?.inc(DECISION_LABELS.rejected[subject.kind][store]);
       const retryMs = Math.max(...counted.filter((outcome) => !outcome.ok).map((outcome) => outcome.msLeft));
@@ -287,11 +264,11 @@ export class TwoWindowLimiter {
     return allowed;
   }
 
-  private window(window: WindowName, budget: number, store: Store): Window {
+  private window(window: Period, budget: number, store: Store): PeriodCounter {
     const limit = store === 'redis' ? budget : Math.max(1, Math.floor(budget / this.replicas));
     // Same key prefix for every limit of a window: a plan change keeps the count, only the cap moves.
     const keyPrefix = `${this.prefix}rl:${window}`;
-    const seconds = WINDOWS[window];
+    const seconds = PERIOD_SECONDS[window];
     const memory = () => {
       let limiter = this.memory.get(`${window}:${limit}`);
       if (!limiter) {
@@ -319,25 +296,3 @@ async function settle(consumption: Promise<RateLimiterRes>): Promise<Settled> {
     throw rejection;
   }
 }
-
-function state(window: Window, remaining: number, msLeft: number, now: number): WindowState {
-  return {
-    name: LABELS[window.name],
-    seconds: WINDOWS[window.name],
-    limit: window.limit,
-    remaining: Math.max(0, Math.min(window.limit, remaining)),
-    reset: Math.ceil((now + msLeft) / 1000),
-  };
-}
-
-/** The window with fewer requests left is the one the caller should watch (tie: hourly). */
-const tightest = (states: WindowState[]) =>
-  states.reduce((tight, s) => (s.remaining < tight.remaining ? s : tight));
-
-/** The decision as it stands once the request it counted is given back (a `304`). */
-export function refunded(decision: Decision): Decision {
-  const windows = decision.windows.map((w) => ({ ...w, remaining: Math.min(w.limit, w.remaining + 1) }));
-  return { ...decision, windows, shown: tightest(windows) };
-}
-
-const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));

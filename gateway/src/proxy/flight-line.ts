@@ -13,9 +13,8 @@ export interface InLine<T> {
  * old generation when the old one is there, and the discarded table keeps its entries and a link to
  * its successor. Once one table had lived long enough to be old, each discarded table, dead but old,
  * kept the requests it held, and everything they reach, alive past the young generation until the
- * next full collection: under load the gateway moved ~3.1 MB into the old generation at every
- * scavenge instead of ~0.1 MB, its scavenges took 5–12 ms instead of ~2.5 ms, and it spent
- * 136–197 µs of CPU a request instead of 111–126 (bench/RESULTS.md, "Garbage kept alive").
+ * next full collection: scavenges moved far more into the old generation, took longer, and the
+ * gateway's CPU per request grew (figures in bench/RESULTS.md, "Garbage kept alive").
  */
 export class FlightLine<T extends InLine<T>> {
   private head: T | null = null;

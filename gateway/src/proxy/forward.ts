@@ -4,8 +4,8 @@ import { Pool, type Dispatcher } from 'undici';
 import { FAULT_HEADER, REQUEST_FAULT } from '@community/http-kit';
 import { CallerGoneError } from './breaker';
 
-/** Where a service listens: a pool of connections to it (undici's), which times the service. */
-export interface ServiceAddress {
+/** A service's pool of connections (undici's), which times the service, and its body timeout. */
+export interface ServicePool {
   pool: Pool;
   /**
    * How long the answer's body may stand still: the pool's limit on the service's silences between
@@ -34,13 +34,13 @@ export interface PoolOptions {
  * otherwise wait for the kernel's minutes; `headersTimeout` the wait for the answer's head,
  * `bodyTimeout` each wait for a piece of its body.
  */
-export function serviceAddress({
+export function servicePool({
   target,
   timeoutMs,
   endless = false,
   lookup,
   connections = 256,
-}: PoolOptions): ServiceAddress {
+}: PoolOptions): ServicePool {
   const bodyTimeoutMs = endless ? 0 : timeoutMs;
   const pool = new Pool(new URL(target).origin, {
     connections,
@@ -63,7 +63,7 @@ export interface ForwardOptions {
   onAnswer?: (status: number) => void;
 }
 
-export interface Exchange {
+export interface AnswerListener {
   /**
    * The service's answer head arrived; it is being passed on to the client. `ownFault`: a 5xx the
    * service marks as the request's doing, not its own failure (FAULT_HEADER).
@@ -107,21 +107,21 @@ const HOP_BY_HOP = new Set([
  * timeouts bound each of its silences: connecting (its name resolved included), the head, and each
  * piece of the answer's body.
  *
- * `exchange` hears once: the answer's status, or the failure that leaves no answer. A service that
+ * `listener` hears once: the answer's status, or the failure that leaves no answer. A service that
  * breaks off mid-answer cuts the client's answer too, so it never looks complete.
  */
 export function forward(
   req: IncomingMessage,
   res: ServerResponse,
-  service: ServiceAddress,
+  service: ServicePool,
   { body, headersFor, onAnswer }: ForwardOptions,
-  exchange: Exchange,
+  listener: AnswerListener,
 ): Forwarded {
   const path = outgoingPath(req.url ?? '/');
   const headers = outgoingHeaders(req);
   if (headersFor) Object.assign(headers, headersFor(path));
   if (body) headers['content-length'] = String(body.length);
-  const relay = new Relay(res, exchange, onAnswer, service.bodyTimeoutMs);
+  const relay = new Relay(res, listener, onAnswer, service.bodyTimeoutMs);
   // The client gone: its answer is nobody's any more.
   res.once('close', () => {
     if (!res.writableFinished) relay.abort(new CallerGoneError());
@@ -130,11 +130,11 @@ export function forward(
   return relay;
 }
 
-/** One exchange's handler: the service's answer, piece by piece, to the client. */
+/** One request's handler: the service's answer, piece by piece, to the client. */
 class Relay implements Dispatcher.DispatchHandler, Forwarded {
   private controller: Dispatcher.DispatchController | null = null;
   private cut: Error | null = null;
-  /** The exchange heard its one word: the answer's status or the failure. */
+  /** The listener heard its one word: the answer's status or the failure. */
   private told = false;
   /** The answer's head went to the client. */
   private answering = false;
@@ -143,7 +143,7 @@ class Relay implements Dispatcher.DispatchHandler, Forwarded {
 
   constructor(
     private readonly res: ServerResponse,
-    private readonly exchange: Exchange,
+    private readonly listener: AnswerListener,
     private readonly onAnswer: ((status: number) => void) | undefined,
     /** How long the client may leave the answer unread, as the service may leave it unsent. */
     private readonly unreadTimeoutMs: number,
@@ -174,7 +174,7 @@ class Relay implements Dispatcher.DispatchHandler, Forwarded {
     this.told = true;
     this.answering = true;
     this.onAnswer?.(status);
-    this.exchange.answered(status, parsed[FAULT_HEADER] === REQUEST_FAULT);
+    this.listener.answered(status, parsed[FAULT_HEADER] === REQUEST_FAULT);
     const res = this.res;
     res.statusCode = status;
     if (statusMessage) res.statusMessage = statusMessage;
@@ -209,11 +209,11 @@ class Relay implements Dispatcher.DispatchHandler, Forwarded {
     } else this.fail(err);
   }
 
-  /** Tells the exchange there will be no answer, unless it heard already. */
+  /** Tells the listener there will be no answer, unless it heard already. */
   private fail(err: Error): void {
     if (this.told) return;
     this.told = true;
-    this.exchange.failed(err);
+    this.listener.failed(err);
   }
 }
 

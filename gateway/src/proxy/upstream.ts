@@ -3,7 +3,7 @@ import type { LookupFunction } from 'node:net';
 import type { Logger } from '@community/logging';
 import { breakerState, CallerGoneError, createBreaker, type Breaker } from './breaker';
 import { FlightLine, type InLine } from './flight-line';
-import { forward, serviceAddress, type Forwarded, type ForwardOptions, type ServiceAddress } from './forward';
+import { forward, servicePool, type Forwarded, type ForwardOptions, type ServicePool } from './forward';
 import { answersHealthz } from './liveness';
 import type { UpstreamName } from './route-table';
 
@@ -44,11 +44,11 @@ interface InFlight extends InLine<InFlight> {
  * (they would hold the request pool's for hours); the head must come within `timeoutMs`.
  */
 class Streams {
-  private readonly service: ServiceAddress;
+  private readonly service: ServicePool;
 
   constructor(private readonly opts: UpstreamOptions) {
     // As many as are open: the open streams are capped per account (streams/open-streams.ts).
-    this.service = serviceAddress({ ...opts, endless: true, connections: null });
+    this.service = servicePool({ ...opts, endless: true, connections: null });
   }
 
   relay(req: IncomingMessage, res: ServerResponse, options: ForwardOptions): Promise<void> {
@@ -115,7 +115,7 @@ const WATCH_INTERVAL_MS = 250;
 export class Upstream {
   readonly breaker: Breaker;
   private readonly inFlight = new FlightLine<InFlight>();
-  private readonly service: ServiceAddress;
+  private readonly service: ServicePool;
   private readonly streams: Streams;
   private readonly stallMs: number;
   private readonly watch: NodeJS.Timeout;
@@ -125,7 +125,7 @@ export class Upstream {
 
   constructor(private readonly opts: UpstreamOptions) {
     this.stallMs = opts.stallMs ?? 1_000;
-    this.service = serviceAddress(opts);
+    this.service = servicePool(opts);
     this.streams = new Streams(opts);
     this.breaker = createBreaker(opts.name, opts.logger, opts.resetTimeoutMs);
     this.watch = setInterval(() => this.check(), WATCH_INTERVAL_MS).unref();
@@ -218,9 +218,9 @@ export class Upstream {
   }
 
   /**
-   * Fails the requests that have waited `timeoutMs` for an answer in any phase. The connection's
-   * timeout covers resolving, connecting and waiting for the answer, but not a wait in the agent's
-   * queue for a free socket; and the watchdog does not probe while another replica keeps answering.
+   * Fails the requests that have waited `timeoutMs` for an answer in any phase. The pool's timeouts
+   * cover resolving, connecting and waiting for the answer, but not a wait in the pool's queue for
+   * a free connection; and the watchdog does not probe while another replica keeps answering.
    */
   private expire(): void {
     const deadline = performance.now() - this.opts.timeoutMs;

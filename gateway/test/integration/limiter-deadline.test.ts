@@ -1,7 +1,8 @@
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import Redis from 'ioredis';
 import { redisPrefix, testInfra } from '@community/test-harness';
-import { TwoWindowLimiter, type Subject } from '../../src/limits/limiter';
+import type { Subject } from '../../src/limits/decision';
+import { TwoWindowLimiter } from '../../src/limits/limiter';
 
 // A Redis answer that came in time must count, even when this process was too busy to read it by
 // the deadline. Seen in the two-of-everything suite on a loaded machine: both gateways' event loops
@@ -27,9 +28,9 @@ afterAll(() => redis.disconnect());
 it('counts in Redis when the answer arrived in time but the process read it after the deadline', async () => {
   const limiter = new TwoWindowLimiter(redis, redisPrefix('deadline'), { replicas: 2, deadlineMs: 100 });
   // Redis has the script after this, so the counted request below is one round trip.
-  await limiter.consume(subject('acct:warm'));
+  await limiter.admit(subject('acct:warm'));
 
-  const burst = Array.from({ length: 20 }, () => limiter.consume(subject('acct:1')));
+  const burst = Array.from({ length: 20 }, () => limiter.admit(subject('acct:1')));
   stall(400);
   const decisions = await Promise.all(burst);
   // The Redis budget (100), not the fallback's 100 ÷ 2, and one count per request.
@@ -38,7 +39,7 @@ it('counts in Redis when the answer arrived in time but the process read it afte
     Array.from({ length: 20 }, (_, i) => 99 - i),
   );
   // Nothing sent it to memory for a cool-off: the next one counts in Redis too.
-  expect((await limiter.consume(subject('acct:1'))).shown).toMatchObject({ limit: 100, remaining: 79 });
+  expect((await limiter.admit(subject('acct:1'))).shown).toMatchObject({ limit: 100, remaining: 79 });
 });
 
 it('gives up on Redis after the deadline when no answer comes', async () => {
@@ -58,7 +59,7 @@ it('gives up on Redis after the deadline when no answer comes', async () => {
     await new Promise((resolve) => hung.once('ready', resolve));
     const limiter = new TwoWindowLimiter(hung, 'deadline-hung:', { replicas: 2, deadlineMs: 100 });
     const started = performance.now();
-    const decision = await limiter.consume(subject('acct:2'));
+    const decision = await limiter.admit(subject('acct:2'));
     expect(performance.now() - started).toBeLessThan(1_000);
     // The fallback's share of the budget, while Redis is away.
     expect(decision.shown).toMatchObject({ limit: 50, remaining: 49 });

@@ -1,11 +1,13 @@
 import Redis from 'ioredis';
 import { redisPrefix, testInfra } from '@community/test-harness';
-import { TwoWindowLimiter, type Decision, type Subject } from '../../src/limits/limiter';
-import { RedisWindows } from '../../src/limits/redis-windows';
+import type { Decision, Subject } from '../../src/limits/decision';
+import { TwoWindowLimiter } from '../../src/limits/limiter';
+import { RedisCounters } from '../../src/limits/redis-counters';
 
-// Busy budgets leased to each gateway process in slices (issue 22), within the bound the README
-// states: never more than a cap whatever the number of processes; refused early by at most
-// (processes − 1) × 32 while other processes hold leased points; one process alone is exact.
+// Busy budgets leased to each gateway process in slices (issue 22), within the bound docs/api.md
+// states ("Limits across gateways"): never more than a cap whatever the number of processes; refused
+// early by at most (processes − 1) × 32 while other processes hold leased points; one process alone
+// is exact.
 
 const connections: Redis[] = [];
 const limiters: TwoWindowLimiter[] = [];
@@ -47,7 +49,7 @@ const allowed = (decisions: Decision[]) => decisions.filter((d) => d.allowed).le
 
 /** Counts the lease calls sent to Redis while `work` runs. */
 async function leaseCalls(work: () => Promise<void>): Promise<number> {
-  const spy = jest.spyOn(RedisWindows.prototype, 'lease');
+  const spy = jest.spyOn(RedisCounters.prototype, 'lease');
   try {
     await work();
     return spy.mock.calls.length;
@@ -63,7 +65,7 @@ it('alone, counts a busy budget down one by one to 0, then refuses, asking Redis
   const shown: number[] = [];
   const calls = await leaseCalls(async () => {
     for (let i = 0; i < 2_000; i++) {
-      const decision = await limiter.consume(who);
+      const decision = await limiter.admit(who);
       expect(decision.allowed).toBe(true);
       shown.push(decision.shown.remaining);
     }
@@ -72,7 +74,7 @@ it('alone, counts a busy budget down one by one to 0, then refuses, asking Redis
   // Slices of up to 32, and of 1/64 of what is left: about 64 × ln(2,000 / 128) calls down to the
   // last 128, then one per request (≈ 300 in all, against 2,000 counted one by one).
   expect(calls).toBeLessThan(400);
-  const over = await limiter.consume(who);
+  const over = await limiter.admit(who);
   expect(over).toMatchObject({ allowed: false, shown: { name: 'hour', remaining: 0 } });
   expect(await counters(prefix, who)).toEqual([2_000, 2_000]);
 });
@@ -83,7 +85,7 @@ it('serves parallel bursts from shared calls: about one Redis call per 32 reques
   let served = 0;
   const calls = await leaseCalls(async () => {
     for (let round = 0; round < 60; round++) {
-      const burst = await Promise.all(Array.from({ length: 32 }, () => limiter.consume(who)));
+      const burst = await Promise.all(Array.from({ length: 32 }, () => limiter.admit(who)));
       served += allowed(burst);
       // Within one burst, each request is told a different count.
       expect(new Set(burst.map((d) => d.shown.remaining)).size).toBe(32);
@@ -100,7 +102,7 @@ it('across two processes, never serves more than the cap, refuses early by at mo
   let served = 0;
   let servedAtFirstRefusal: number | undefined;
   for (let round = 0; round < 100 && servedAtFirstRefusal === undefined; round++) {
-    const burst = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).consume(who)));
+    const burst = await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? a : b).admit(who)));
     served += allowed(burst);
     if (burst.some((d) => !d.allowed)) servedAtFirstRefusal = served;
     expect(served).toBeLessThanOrEqual(3_000);
@@ -108,7 +110,7 @@ it('across two processes, never serves more than the cap, refuses early by at mo
   expect(servedAtFirstRefusal).toBeGreaterThanOrEqual(3_000 - 32);
   // Both idle past their leases' time: what they held goes back, and either one serves it.
   await sleep(600);
-  for (let i = 0; i < 100; i++) if ((await a.consume(who)).allowed) served++;
+  for (let i = 0; i < 100; i++) if ((await a.admit(who)).allowed) served++;
   expect(served).toBe(3_000);
   expect(await counters(prefix, who)).toEqual([3_000, 3_000]);
 });
@@ -117,17 +119,17 @@ it('gives a quiet budget what it held back, and a refund goes to the lease it ca
   const prefix = redisPrefix('leases-quiet');
   const limiter = await gateway(prefix, 200);
   const who = account('acct:4', 50_000);
-  for (let i = 0; i < 100; i++) await limiter.consume(who);
+  for (let i = 0; i < 100; i++) await limiter.admit(who);
   const [hour] = await counters(prefix, who);
   expect(hour).toBeGreaterThan(100); // a slice is held
-  const last = await limiter.consume(who);
+  const last = await limiter.admit(who);
   await limiter.refund(who, last);
   expect(await counters(prefix, who)).toEqual([hour, hour]); // given to the lease, not to Redis
   // The lease's time passes and what is left of it goes back: Redis counts exactly what was served.
   await sleep(600);
   expect(await counters(prefix, who)).toEqual([100, 100]);
   // A quiet budget starts again at a slice of one: nothing unused.
-  const next = await limiter.consume(who);
+  const next = await limiter.admit(who);
   expect(next.shown.remaining).toBe(50_000 - 101);
   expect(await counters(prefix, who)).toEqual([101, 101]);
 });
@@ -136,11 +138,11 @@ it('ends a lease at a plan change: the new cap applies to the next request, and 
   const prefix = redisPrefix('leases-plan');
   const limiter = await gateway(prefix);
   const pro = account('acct:5', 5_000, 50_000);
-  for (let i = 0; i < 200; i++) await limiter.consume(pro);
-  const downgraded = await limiter.consume(account('acct:5', 100, 1_000));
+  for (let i = 0; i < 200; i++) await limiter.admit(pro);
+  const downgraded = await limiter.admit(account('acct:5', 100, 1_000));
   expect(downgraded).toMatchObject({ allowed: false, shown: { name: 'hour', limit: 100, remaining: 0 } });
   expect(await counters(prefix, pro)).toEqual([200, 200]);
-  const upgraded = await limiter.consume(pro);
+  const upgraded = await limiter.admit(pro);
   expect(upgraded).toMatchObject({ allowed: true, shown: { limit: 5_000, remaining: 4_799 } });
 });
 
@@ -150,13 +152,13 @@ it('never gives a slice back to the window after the one it was leased from', as
   const who = account('acct:6', 10_000);
   // The hourly window has 1.5 s left when process a leases from it.
   await peek.set(`${prefix}rl:hourly:${who.key}`, '0', 'PX', 1_500);
-  for (let i = 0; i < 20; i++) await a.consume(who);
+  for (let i = 0; i < 20; i++) await a.admit(who);
   const [held] = await counters(prefix, who);
   expect(held).toBeGreaterThan(20);
   await sleep(1_600);
   // A new hourly window: b counts 5 in it, then a counts 1, its old slice left behind with the old window.
-  for (let i = 0; i < 5; i++) await b.consume(who);
-  const fromA = await a.consume(who);
+  for (let i = 0; i < 5; i++) await b.admit(who);
+  const fromA = await a.admit(who);
   expect(fromA.allowed).toBe(true);
   await Promise.all([a.close(), b.close()]);
   expect(await counters(prefix, who)).toEqual([6, 26]);

@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
 import { redisPrefix, testInfra } from '@community/test-harness';
-import { refunded, TwoWindowLimiter, type Subject } from '../../src/limits/limiter';
+import { refunded, type Subject } from '../../src/limits/decision';
+import { TwoWindowLimiter } from '../../src/limits/limiter';
 
 // The refund of a 304 (DESIGN.md §10), in Redis and in the in-memory fallback.
 
@@ -17,21 +18,21 @@ afterAll(() => redis.disconnect());
 it('gives a request back in both Redis windows', async () => {
   const limiter = new TwoWindowLimiter(redis, redisPrefix('refund'));
   const who = subject('acct:1');
-  await limiter.consume(who);
-  const second = await limiter.consume(who);
+  await limiter.admit(who);
+  const second = await limiter.admit(who);
   expect(left(second)).toEqual(['hour=3', 'day=6']);
   expect(left(refunded(second))).toEqual(['hour=4', 'day=7']);
   await limiter.refund(who);
-  expect(left(await limiter.consume(who))).toEqual(['hour=3', 'day=6']);
+  expect(left(await limiter.admit(who))).toEqual(['hour=3', 'day=6']);
 });
 
 it('gives a request back in memory while Redis is away', async () => {
   const away = new Redis({ port: 1, lazyConnect: true, enableOfflineQueue: false });
   const limiter = new TwoWindowLimiter(away, 'refund-memory:');
   const who = subject('acct:2');
-  await limiter.consume(who);
+  await limiter.admit(who);
   await limiter.refund(who);
-  expect(left(await limiter.consume(who))).toEqual(['hour=4', 'day=7']);
+  expect(left(await limiter.admit(who))).toEqual(['hour=4', 'day=7']);
   away.disconnect();
 });
 

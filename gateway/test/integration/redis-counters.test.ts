@@ -1,16 +1,16 @@
 import Redis from 'ioredis';
 import { redisPrefix, testInfra } from '@community/test-harness';
-import { RedisWindows, type Grant, type WindowKey } from '../../src/limits/redis-windows';
+import { RedisCounters, type Grant, type RedisCounter } from '../../src/limits/redis-counters';
 
 // The gateway's own fixed windows in Redis: one script call leases requests from both windows.
 
 let redis: Redis;
-let redisWindows: RedisWindows;
+let redisWindows: RedisCounters;
 const prefix = redisPrefix('redis-windows');
 
 beforeAll(() => {
   redis = new Redis(testInfra().redisUrl, { enableOfflineQueue: true });
-  redisWindows = new RedisWindows(redis);
+  redisWindows = new RedisCounters(redis);
 });
 
 afterAll(async () => {
@@ -21,7 +21,7 @@ afterAll(async () => {
 
 let n = 0;
 /** An hour of `hourly` and a day of `daily` for a subject of its own. */
-function subject(hourly: number, daily: number): WindowKey[] {
+function subject(hourly: number, daily: number): RedisCounter[] {
   const id = `s${++n}`;
   return [
     { key: `${prefix}rl:hourly:${id}`, seconds: 3600, limit: hourly },
@@ -30,10 +30,10 @@ function subject(hourly: number, daily: number): WindowKey[] {
 }
 
 /** Leases one request, as the limiter does for a budget with little left (a share of 1). */
-const one = (windows: WindowKey[]) => redisWindows.lease(windows, 1, 1);
+const one = (windows: RedisCounter[]) => redisWindows.lease(windows, 1, 1);
 const counts = (grant: Grant) => grant.windows.map((w) => w.count);
 
-describe('RedisWindows', () => {
+describe('RedisCounters', () => {
   it('counts a request in both windows, each expiring with its own window', async () => {
     const both = subject(3, 10);
     expect(counts(await one(both))).toEqual([1, 1]);

@@ -1,14 +1,14 @@
 import type Redis from 'ioredis';
 
 /** One fixed window of a subject in Redis: its counter's key, its length and its cap. */
-export interface WindowKey {
+export interface RedisCounter {
   key: string;
   seconds: number;
   limit: number;
 }
 
 /** A window's counter after a call, and the milliseconds until the window resets. */
-export interface WindowCount {
+export interface CounterReading {
   count: number;
   msLeft: number;
 }
@@ -81,7 +81,7 @@ return answer
 /** What a lease call got: the points granted (0 when some window is full), and each window after it. */
 export interface Grant {
   points: number;
-  windows: WindowCount[];
+  windows: CounterReading[];
 }
 
 type Scripted = Redis & {
@@ -96,7 +96,7 @@ type Scripted = Redis & {
  * rejected request back. Counters are plain integers under the same keys rate-limiter-flexible used
  * (`<prefix>rl:<window>:<subject>`), so counts survive the change.
  */
-export class RedisWindows {
+export class RedisCounters {
   private readonly redis: Scripted;
 
   constructor(redis: Redis) {
@@ -107,7 +107,7 @@ export class RedisWindows {
   }
 
   /** Gives one counted request back in every window (never below nothing). */
-  giveBack(windows: WindowKey[]): Promise<WindowCount[]> {
+  giveBack(windows: RedisCounter[]): Promise<CounterReading[]> {
     return this.move(windows, -1);
   }
 
@@ -117,7 +117,7 @@ export class RedisWindows {
    * order; 0 by default). Never more than 1/`share` of what the tightest window has left, but 1
    * while it has any; none when one is full. With `want` 0 it only gives back.
    */
-  async lease(windows: WindowKey[], want: number, share: number, back: number[] = []): Promise<Grant> {
+  async lease(windows: RedisCounter[], want: number, share: number, back: number[] = []): Promise<Grant> {
     const args = windows.flatMap((w, i) => [w.seconds, w.limit, back[i] ?? 0]);
     const [points, ...flat] = await this.redis.leaseWindows(
       windows.length,
@@ -133,17 +133,17 @@ export class RedisWindows {
   }
 
   /** Counts one request in every window whatever the caps (the other side of a transfer). */
-  take(windows: WindowKey[]): Promise<WindowCount[]> {
+  take(windows: RedisCounter[]): Promise<CounterReading[]> {
     return this.move(windows, 1);
   }
 
   /** The counters as they stand, counting nothing. */
-  async peek(windows: WindowKey[]): Promise<number[]> {
+  async peek(windows: RedisCounter[]): Promise<number[]> {
     const values = await this.redis.mget(...windows.map((w) => w.key));
     return values.map((value) => Number(value ?? 0));
   }
 
-  private async move(windows: WindowKey[], delta: 1 | -1): Promise<WindowCount[]> {
+  private async move(windows: RedisCounter[], delta: 1 | -1): Promise<CounterReading[]> {
     const flat = await this.redis.moveWindows(
       windows.length,
       ...windows.map((w) => w.key),
