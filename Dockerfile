@@ -29,6 +29,7 @@ COPY libs/logging/package.json libs/logging/
 COPY libs/openapi/package.json libs/openapi/
 COPY libs/service-runtime/package.json libs/service-runtime/
 COPY libs/test-harness/package.json libs/test-harness/
+COPY libs/workarounds/package.json libs/workarounds/
 COPY posts-service/package.json posts-service/
 COPY users-service/package.json users-service/
 COPY webhook-service/package.json webhook-service/
@@ -56,7 +57,7 @@ ARG SERVICE
 # /out: what runs — the package.json and dist/ of every runtime library and of SERVICE, and the
 # patched packages (every service uses postgres, the gateway through libs/events).
 RUN test -f "${SERVICE}/dist/main.js" || { echo "build with --build-arg SERVICE=<posts-service|users-service|webhook-service|gateway>" >&2; exit 1; } \
-  && for dir in libs/access libs/config libs/contracts libs/db libs/events libs/http-kit libs/logging libs/openapi libs/service-runtime "${SERVICE}"; do \
+  && for dir in libs/access libs/config libs/contracts libs/db libs/events libs/http-kit libs/logging libs/openapi libs/service-runtime libs/workarounds "${SERVICE}"; do \
        mkdir -p "/out/${dir}" && cp -R "${dir}/package.json" "${dir}/dist" "/out/${dir}/"; \
      done \
   && mkdir -p /out/node_modules && cp -R node_modules/postgres /out/node_modules/ \

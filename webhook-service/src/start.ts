@@ -5,6 +5,8 @@ import { startDataService, type RunningDataService } from '@community/service-ru
 import { buildApp } from './app';
 import type { WebhookConfig } from './config';
 import { Dispatcher } from './delivery/dispatcher';
+import { sendWebhook } from './delivery/sender';
+import { checkUrlForRegistration } from './delivery/ssrf';
 import { startRetention } from './domain/retention';
 import { decodeSecretsKey, SecretBox } from './domain/secret-box';
 import { sealStoredSecrets } from './domain/secrets-at-rest';
@@ -61,6 +63,7 @@ export function start(
         internalToken: config.INTERNAL_TOKEN,
         allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
         box,
+        outbound: { checkUrl: checkUrlForRegistration, send: sendWebhook },
         // After the request's transaction commits (an idempotent request commits late, DESIGN.md §10).
         kickDispatcher: () => afterCommit(runtime.sql, kick),
       }),

@@ -17,8 +17,9 @@ interface Ambient {
 
 /**
  * Tracked only while an ambient transaction is open: on Node 20 an enabled `AsyncLocalStorage`
- * hooks every promise the process makes, which cost posts-service 13% of its instructions a
- * request (bench/RESULTS.md). Disabled again once the last one ends; `open` guards whatever outlives it.
+ * hooks every promise the process makes (bench/RESULTS.md, "Services: the log context's
+ * `AsyncLocalStorage` cost every request"). Disabled again once the last one ends; `open` guards
+ * whatever outlives it.
  */
 const storage = new AsyncLocalStorage<Ambient>();
 let running = 0;

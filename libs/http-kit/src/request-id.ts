@@ -16,8 +16,8 @@ export function takeRequestId(req: IncomingMessage, res: ServerResponse): string
 /**
  * {@link takeRequestId} for express: the id in `res.locals.requestId`, which every log line about
  * the request takes from there ({@link requestIdField}). Not in an `AsyncLocalStorage` context: on
- * Node 20 one makes every promise of the process pay a hook (posts-service: 13% more instructions
- * a request, 3–6% more CPU at 32 connections and 7–20% at one — bench/RESULTS.md).
+ * Node 20 one makes every promise of the process pay a hook (bench/RESULTS.md, "Services: the log
+ * context's `AsyncLocalStorage` cost every request").
  */
 export function requestId(): RequestHandler {
   return (req, res, next) => {

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestListener } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { bornAs } from '@community/workarounds';
 
 export interface RunningServer {
   server: http.Server;
@@ -16,6 +17,7 @@ export async function listen(
   port: number,
   host = '0.0.0.0',
 ): Promise<RunningServer> {
+  // An express app's requests are born with its prototypes (see @community/workarounds).
   const server = http.createServer(bornAs(handler), handler);
   server.on('clientError', answerUnparseable);
   // Longer than any proxy's idle keep-alive, so the gateway never writes into a socket we are closing.
@@ -35,39 +37,6 @@ export async function listen(
     port: actualPort,
     url: `http://127.0.0.1:${actualPort}`,
     close: (graceMs = 10_000) => closeServer(server, graceMs),
-  };
-}
-
-interface ExpressLike {
-  request: http.IncomingMessage;
-  response: http.ServerResponse;
-}
-
-const isExpressApp = (handler: RequestListener): handler is RequestListener & ExpressLike =>
-  (handler as Partial<ExpressLike>).request instanceof http.IncomingMessage &&
-  (handler as Partial<ExpressLike>).response instanceof http.ServerResponse;
-
-/**
- * For an express app: node:http classes whose requests and answers are born with the app's own
- * prototypes (`app.request`, `app.response`), so express's `Object.setPrototypeOf` of each finds
- * it set already and changes nothing. Changed, it kept every request and answer alive past the
- * young generation: a posts-service answering right after that change copied ~4 MB into the old
- * generation at every scavenge, ~4 kB with this, and spent 57 µs of CPU a request instead of 33
- * (bench/RESULTS.md, "Garbage kept alive"). Any other handler: node's own classes.
- */
-function bornAs(handler: RequestListener): http.ServerOptions {
-  if (!isExpressApp(handler)) return {};
-  function Request(this: http.IncomingMessage, ...args: unknown[]) {
-    Reflect.apply(http.IncomingMessage, this, args);
-  }
-  Request.prototype = handler.request;
-  function Response(this: http.ServerResponse, ...args: unknown[]) {
-    Reflect.apply(http.ServerResponse, this, args);
-  }
-  Response.prototype = handler.response;
-  return {
-    IncomingMessage: Request as unknown as typeof http.IncomingMessage,
-    ServerResponse: Response as unknown as typeof http.ServerResponse,
   };
 }
 

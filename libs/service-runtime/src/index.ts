@@ -76,35 +76,10 @@ const LOOPBACK = '127.0.0.1';
  * in order, on stop.
  */
 export async function startDataService(spec: DataServiceSpec): Promise<RunningDataService> {
-  const { config, logger, service, schema } = spec;
-  await ensureServiceDatabase(config.DATABASE_URL);
-  const pool = createDb(config.DATABASE_URL, { schema, max: config.DB_POOL_MAX });
-  // Queries join an idempotent request's transaction where one is open (see libs/db ambient.ts).
-  const sql = joinable(pool);
-  const applied = await applyMigrations(sql, schema, spec.migrationsDir);
-  if (applied.length) logger.info({ applied }, 'migrations applied');
-
-  const amqp = new AmqpConnection({ url: config.AMQP_URL, name: service, logger });
-  amqp.start();
+  const { config, logger, service } = spec;
+  const { pool, sql } = await openSchema(spec);
   const registry = createRegistry(service);
-  const exchange = config.AMQP_EXCHANGE;
-  const relay = new OutboxRelay({ sql, amqp, exchange, logger, registry });
-  const consumer = new EventConsumer({
-    sql,
-    amqp,
-    exchange,
-    service,
-    handlers: spec.handlers,
-    logger,
-    registry,
-    // A handler may have written events of its own (users-service's notifications): out at once.
-    onApplied: () => {
-      relay.kick();
-      spec.onEventApplied?.();
-    },
-  });
-  relay.start();
-  consumer.start();
+  const { amqp, relay, consumer } = startEventBus(spec, sql, registry);
   const sweeper = new IdempotencyKeySweeper(sql, logger);
   sweeper.start();
 
@@ -116,20 +91,7 @@ export async function startDataService(spec: DataServiceSpec): Promise<RunningDa
     amqp,
     publicBaseUrl: config.PUBLIC_BASE_URL,
     idempotency: { sql, logger, afterCommit: crashAfterCommit() },
-    health: {
-      version: VERSION,
-      registry,
-      isShuttingDown: () => shuttingDown,
-      checks: [
-        { name: 'postgres', critical: true, run: () => pingDb(sql) },
-        // Writes keep working through the outbox while the broker is away: degraded, not down.
-        {
-          name: 'rabbitmq',
-          critical: false,
-          run: async () => amqp.isConnected() || Promise.reject(new Error('not connected')),
-        },
-      ],
-    },
+    health: readiness(sql, amqp, registry, () => shuttingDown),
   };
   await spec.prepare?.(runtime);
   const server = await listen(spec.app(runtime), spec.port, config.SERVICE_HOST ?? LOOPBACK);
@@ -152,6 +114,66 @@ export async function startDataService(spec: DataServiceSpec): Promise<RunningDa
       await amqp.close();
       await pool.end({ timeout: 5 });
     },
+  };
+}
+
+/** The service's database and schema, migrated: the pool, and `sql` over it that joins ambient transactions. */
+async function openSchema(spec: DataServiceSpec): Promise<{ pool: Sql; sql: Sql }> {
+  const { config, logger, schema } = spec;
+  await ensureServiceDatabase(config.DATABASE_URL);
+  const pool = createDb(config.DATABASE_URL, { schema, max: config.DB_POOL_MAX });
+  // Queries join an idempotent request's transaction where one is open (see libs/db ambient.ts).
+  const sql = joinable(pool);
+  const applied = await applyMigrations(sql, schema, spec.migrationsDir);
+  if (applied.length) logger.info({ applied }, 'migrations applied');
+  return { pool, sql };
+}
+
+/** The broker connection, the outbox relay sending what the service committed, the event consumer. */
+function startEventBus(spec: DataServiceSpec, sql: Sql, registry: Registry) {
+  const { config, logger, service } = spec;
+  const amqp = new AmqpConnection({ url: config.AMQP_URL, name: service, logger });
+  amqp.start();
+  const exchange = config.AMQP_EXCHANGE;
+  const relay = new OutboxRelay({ sql, amqp, exchange, logger, registry });
+  const consumer = new EventConsumer({
+    sql,
+    amqp,
+    exchange,
+    service,
+    handlers: spec.handlers,
+    logger,
+    registry,
+    // A handler may have written events of its own (users-service's notifications): out at once.
+    onApplied: () => {
+      relay.kick();
+      spec.onEventApplied?.();
+    },
+  });
+  relay.start();
+  consumer.start();
+  return { amqp, relay, consumer };
+}
+
+function readiness(
+  sql: Sql,
+  amqp: AmqpConnection,
+  registry: Registry,
+  isShuttingDown: () => boolean,
+): HealthOptions {
+  return {
+    version: VERSION,
+    registry,
+    isShuttingDown,
+    checks: [
+      { name: 'postgres', critical: true, run: () => pingDb(sql) },
+      // Writes keep working through the outbox while the broker is away: degraded, not down.
+      {
+        name: 'rabbitmq',
+        critical: false,
+        run: async () => amqp.isConnected() || Promise.reject(new Error('not connected')),
+      },
+    ],
   };
 }
 

@@ -1,6 +1,6 @@
 import { isConnectionError } from '@community/db';
 import type { Logger } from '@community/logging';
-import { keepTickObjectShape } from './tick-shape';
+import { keepTickObjectShape } from '@community/workarounds';
 
 export interface Stoppable {
   stop(): Promise<void>;
@@ -13,7 +13,7 @@ export interface Stoppable {
 export function runService(name: string, logger: Logger, start: () => Promise<Stoppable>): void {
   let handle: Stoppable | undefined;
   let stopping = false;
-  // Node's stream code stays as fast after an idle spell as before it (see tick-shape.ts).
+  // Node's stream code stays as fast after an idle spell as before it (see @community/workarounds, tick-shape.ts).
   keepTickObjectShape();
 
   const shutdown = async (signal: string) => {

@@ -149,9 +149,9 @@ const SEARCH_TYPES = {
  *   (domain/search.ts `assertSearchable`).
  * - `plan_cache_mode = force_custom_plan`: each statement is planned for its own `q`. PostgreSQL's
  *   generic plan of a prepared search knows neither how many posts the words match nor the query
- *   itself: it counted a common word's matches through the whole GIN bitmap (17 ms where a scan
- *   that stops at the cap takes 6) and parsed the query again for every row it ranked (18 ms
- *   against 11), for a planning saved of 0.3 ms.
+ *   itself: it counted a common word's matches through the whole GIN bitmap where a scan that
+ *   stops at the cap is faster, and parsed the query again for every row it ranked, to save a
+ *   planning that costs far less (bench/RESULTS.md, "Search (issue #18): plans made for each q").
  *
  * The pool declares its array types ({@link SEARCH_TYPES}) instead of letting postgres.js look them
  * up as each new connection's first statement. Under the statement timeout that lookup failed on a

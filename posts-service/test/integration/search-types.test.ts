@@ -1,5 +1,5 @@
 import { postListEntry, timeListEnvelope } from '@community/contracts';
-import { searchPosts } from '../../src/db/posts.repository';
+import { searchPosts } from '../../src/db/post-search.repository';
 import { createSearchDb } from '../../src/db/search';
 import { alice, createCategory, createPost } from '../support/fixtures';
 import { startPostsService, type PostsHarness } from '../support/posts-harness';

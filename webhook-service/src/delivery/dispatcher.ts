@@ -10,10 +10,11 @@ import {
 } from '../db/deliveries.repository';
 import { cancelPending } from '../db/deliveries.repository';
 import { disableEndpoint } from '../db/endpoints.repository';
-import { sendWebhook, signingSecrets, type SendResult } from './sender';
+import { sendWebhook } from './sender';
 import { answeredInTime, SLOW_LANE_PER_ENDPOINT, slowLaneSlots } from '../domain/lanes';
 import { DISABLE_AFTER_FAILING_MS, nextStep } from '../domain/retry-policy';
-import type { SecretBox } from '../domain/secret-box';
+import type { SendResult } from '../domain/outbound';
+import { signingSecrets, type SecretBox } from '../domain/secret-box';
 
 export interface DispatcherOptions {
   sql: Sql;

@@ -1,36 +1,10 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import type { SecretBox } from '../domain/secret-box';
+import type { SendInput, SendResult } from '../domain/outbound';
 import { parseRetryAfter } from './retry-after';
 import { signatureHeader } from './signature';
 import { ForbiddenDestinationError, guardedLookup, hostOf, isForbiddenAddress } from './ssrf';
-
-export interface SendInput {
-  url: string;
-  messageId: string;
-  body: string;
-  /** 1 or 2 `whsec_…` secrets. */
-  secrets: string[];
-  timestampSeconds?: number;
-  /** Covers connect and response; default 10 000. */
-  timeoutMs?: number;
-  allowPrivate: boolean;
-}
-
-export interface SendResult {
-  ok: boolean;
-  status: number | null;
-  durationMs: number;
-  /** Only read on 429 and 503, the statuses where the receiver asks us to back off. */
-  retryAfterSeconds: number | null;
-  /** Short and safe to store: never a secret, header or payload. */
-  error: string | null;
-  /** 410: the receiver asks for the endpoint to be disabled. */
-  gone: boolean;
-  /** The attempt was cut off at `timeoutMs`, whether or not a status had arrived by then. */
-  timedOut: boolean;
-}
 
 type Outcome = Omit<SendResult, 'durationMs'>;
 
@@ -40,24 +14,6 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 const USER_AGENT = 'CommunityPlatform-Webhooks/1.0';
 const FORBIDDEN = 'forbidden destination (private address)';
-
-/**
- * The secrets that sign a delivery to this endpoint, opened: the current one, and during a rotation
- * the previous one beside it for its 24 hours.
- */
-export function signingSecrets(
-  box: SecretBox,
-  endpoint: { secret: string; previousSecret: string | null; previousSecretExpiresAt: Date | null },
-): string[] {
-  const secrets = [box.open(endpoint.secret)];
-  if (
-    endpoint.previousSecret &&
-    endpoint.previousSecretExpiresAt &&
-    endpoint.previousSecretExpiresAt > new Date()
-  )
-    secrets.push(box.open(endpoint.previousSecret));
-  return secrets;
-}
 
 /** One delivery attempt. Never throws for network or receiver trouble; the result says what happened. */
 export async function sendWebhook(input: SendInput): Promise<SendResult> {

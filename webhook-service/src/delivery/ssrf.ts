@@ -2,6 +2,7 @@ import dns from 'node:dns';
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
+import type { RegistrationCheck } from '../domain/outbound';
 import { isForbiddenAddress } from './forbidden-address';
 
 export { isForbiddenAddress } from './forbidden-address';
@@ -37,8 +38,6 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
     });
   };
 }
-
-export type RegistrationCheck = { ok: true } | { ok: false; code: 'invalid_value'; message: string };
 
 /**
  * How long a registration waits for the host's name to resolve: the request answers well within the

@@ -16,7 +16,7 @@ import type { Tx } from '@community/db';
 import { cancelPending } from '../db/deliveries.repository';
 import * as repo from '../db/endpoints.repository';
 import type { EndpointRow } from '../db/rows';
-import { checkUrlForRegistration } from '../delivery/ssrf';
+import type { Outbound } from './outbound';
 import type { SecretBox } from './secret-box';
 
 export const ROTATION_OVERLAP_SECONDS = 24 * 3600;
@@ -25,6 +25,8 @@ export interface EndpointDeps extends TxDeps {
   allowPrivate: boolean;
   /** Seals signing secrets before they are stored. */
   box: SecretBox;
+  /** Checks a URL before it is stored, and sends pings. */
+  outbound: Outbound;
 }
 
 /** `whsec_` + base64 of 32 random bytes (Standard Webhooks). */
@@ -44,7 +46,7 @@ export function toWebhook(row: EndpointRow): Webhook {
 }
 
 async function assertDeliverableUrl(deps: EndpointDeps, url: string): Promise<void> {
-  const verdict = await checkUrlForRegistration(url, deps.allowPrivate);
+  const verdict = await deps.outbound.checkUrl(url, deps.allowPrivate);
   if (!verdict.ok)
     throw ValidationError.single('url', verdict.code, `url ${verdict.message.replace(/^url /, '')}`);
 }

@@ -13,10 +13,10 @@ import { sliceOf, type Page, type Slice } from '@community/http-kit';
 import { recordPing } from '../db/deliveries.repository';
 import { setLane } from '../db/endpoints.repository';
 import * as log from '../db/events.repository';
-import { sendWebhook, signingSecrets } from '../delivery/sender';
-import { messageIdOf } from '../events/consumers';
 import { readEndpoint, type EndpointDeps } from './endpoints';
 import { answeredInTime } from './lanes';
+import { messageIdOf } from './message-id';
+import { signingSecrets } from './secret-box';
 
 /*
  * Pull and push (DESIGN.md §14): the log of public events with the webhook-ids endpoints received,
@@ -96,7 +96,7 @@ export async function pingEndpoint(
     timestamp: toTimestamp(new Date()),
     data: { webhook_id: endpoint.id },
   });
-  const result = await sendWebhook({
+  const result = await deps.outbound.send({
     url: endpoint.url,
     messageId,
     body,

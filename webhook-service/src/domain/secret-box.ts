@@ -50,3 +50,21 @@ export class SecretBox {
     );
   }
 }
+
+/**
+ * The secrets that sign a delivery to this endpoint, opened: the current one, and during a rotation
+ * the previous one beside it for its 24 hours.
+ */
+export function signingSecrets(
+  box: SecretBox,
+  endpoint: { secret: string; previousSecret: string | null; previousSecretExpiresAt: Date | null },
+): string[] {
+  const secrets = [box.open(endpoint.secret)];
+  if (
+    endpoint.previousSecret &&
+    endpoint.previousSecretExpiresAt &&
+    endpoint.previousSecretExpiresAt > new Date()
+  )
+    secrets.push(box.open(endpoint.previousSecret));
+  return secrets;
+}

@@ -7,7 +7,7 @@ import {
 } from '@community/contracts';
 import { waitFor } from '@community/test-harness';
 import { pruneOlderThan } from '../../src/db/events.repository';
-import { messageIdOf } from '../../src/events/consumers';
+import { messageIdOf } from '../../src/domain/message-id';
 import { receiversClosedAfterAll } from '../support/receiver';
 import { owner, startWebhookService, stranger, type WebhooksHarness } from '../support/webhooks-harness';
 

@@ -1,6 +1,6 @@
 import { pingResultSchema, type Actor } from '@community/contracts';
 import { actor, waitFor } from '@community/test-harness';
-import { messageIdOf } from '../../src/events/consumers';
+import { messageIdOf } from '../../src/domain/message-id';
 import { start, type WebhookService } from '../../src/start';
 import { startHangingReceiver, type HangingReceiver } from '../support/hanging-receiver';
 import { receiversClosedAfterAll } from '../support/receiver';

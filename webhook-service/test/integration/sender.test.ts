@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { sendWebhook } from '../../src/delivery/sender';
-import type { SendInput } from '../../src/delivery/sender';
+import type { SendInput } from '../../src/domain/outbound';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 

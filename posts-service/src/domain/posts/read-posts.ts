@@ -14,9 +14,8 @@ import {
   latestPostsAfter as queryLatestAfter,
   listPosts as queryPosts,
   postsByIds,
-  searchPosts,
-  type SearchRow,
 } from '../../db/posts.repository';
+import { searchPosts, type SearchRow } from '../../db/post-search.repository';
 import { trendingPageIds } from '../../db/trending.repository';
 import type { Sql } from '@community/db';
 import type { TxDeps } from '@community/events';

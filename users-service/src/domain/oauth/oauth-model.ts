@@ -3,7 +3,7 @@ import type OAuth2Server from '@node-oauth/oauth2-server';
 import { InvalidGrantError, InvalidScopeError, UnauthorizedClientError } from '@node-oauth/oauth2-server';
 import { effectiveScopes } from '@community/access';
 import { type OAuthClientType, type Role, type Scope } from '@community/contracts';
-import type { Sql } from '@community/db';
+import { inTransaction, type Sql } from '@community/db';
 import type { TxDeps } from '@community/events';
 import { findClient, type OAuthClientRow } from '../../db/oauth-apps.repository';
 import {
@@ -132,7 +132,7 @@ export function oauthModel(deps: TxDeps, check: ClientCheck) {
       client: OAuthClient,
       user: OAuthUser,
     ) {
-      await sql.begin(async (tx) => {
+      await inTransaction(sql, async (tx) => {
         const grantId = await insertGrant(tx, {
           appId: client.appId,
           userId: user.id,
@@ -206,7 +206,7 @@ export function oauthModel(deps: TxDeps, check: ClientCheck) {
       const scopes = [...effectiveScopes(user.role, token.scope ?? [])];
       if (scopes.length === 0)
         throw new InvalidScopeError('Invalid scope: the user no longer holds any of these scopes');
-      await sql.begin(async (tx) => {
+      await inTransaction(sql, async (tx) => {
         const grantId =
           user.grantId ?? (await insertGrant(tx, { appId: client.appId, userId: user.id, scopes }));
         await insertToken(tx, {
