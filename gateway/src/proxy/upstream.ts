@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import type { Logger } from '@community/logging';
 import { breakerState, CallerGoneError, createBreaker, type Breaker } from './breaker';
-import { FlightLine, type InLine } from './flight-line';
+import { FlightLine, type InLine } from '@community/workarounds';
 import { forward, servicePool, type Forwarded, type ForwardOptions, type ServicePool } from './forward';
 import { answersHealthz } from './liveness';
 import type { UpstreamName } from './route-table';

@@ -6,3 +6,4 @@
  */
 export { bornAs } from './express-prototypes';
 export { keepTickObjectShape, keptTickObject } from './tick-shape';
+export { FlightLine, type InLine } from './flight-line';

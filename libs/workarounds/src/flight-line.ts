@@ -6,15 +6,16 @@ export interface InLine<T> {
 
 /**
  * Entries in arrival order, oldest first: adding at the end and removing from anywhere take O(1),
- * and a removed entry keeps no link into the line, nor the line to it.
+ * and a removed entry keeps no link into the line, nor the line to it. The gateway's upstreams keep
+ * the requests waiting on a service in one.
  *
  * Why not a Map: the requests waiting on a service change with every request, and a Map under
  * constant insert and delete is rebuilt every few dozen of them. V8 allocates the new table in the
  * old generation when the old one is there, and the discarded table keeps its entries and a link to
- * its successor. Once one table had lived long enough to be old, each discarded table, dead but old,
- * kept the requests it held, and everything they reach, alive past the young generation until the
- * next full collection: scavenges moved far more into the old generation, took longer, and the
- * gateway's CPU per request grew (figures in bench/RESULTS.md, "Garbage kept alive").
+ * its successor: once one table was old, each discarded one kept the requests it held alive past
+ * the young generation until the next full collection (bench/RESULTS.md, "Garbage kept alive: a
+ * Map's tables and express's prototype change"). test/flight-line.test.ts checks the line's
+ * behaviour; no bounded test here reproduces V8's retention, so it has no canary yet.
  */
 export class FlightLine<T extends InLine<T>> {
   private head: T | null = null;

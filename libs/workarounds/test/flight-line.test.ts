@@ -1,4 +1,4 @@
-import { FlightLine, type InLine } from '../../src/proxy/flight-line';
+import { FlightLine, type InLine } from '../src/flight-line';
 
 interface Entry extends InLine<Entry> {
   id: number;
