@@ -22,6 +22,8 @@ const environmentOf = (service: Service): Record<string, unknown> =>
     ? Object.fromEntries(service.environment.map((entry) => String(entry).split(/=(.*)/s)))
     : (service.environment ?? {});
 
+type Fail = (where: string, message: string) => void;
+
 /**
  * What docker-compose.yml promises beyond the schema: the stack is complete, only the gateway is
  * published, everything has a health check that its dependants wait for, and secrets come from .env.
@@ -33,7 +35,7 @@ export function checkStackPolicy(
   raw: Record<string, unknown>,
 ): Problem[] {
   const problems: Problem[] = [];
-  const fail = (where: string, message: string) => problems.push(problem(source, message, where));
+  const fail: Fail = (where, message) => problems.push(problem(source, message, where));
   const services = (config.services ?? {}) as Record<string, Service>;
   const rawServices = (raw.services ?? {}) as Record<string, Service>;
 
@@ -41,34 +43,57 @@ export function checkStackPolicy(
     if (!services[name]) fail(`services.${name}`, 'is missing');
   }
   for (const [name, service] of Object.entries(services)) {
-    const where = `services.${name}`;
-    if (service.ports?.length && name !== 'gateway') {
-      fail(`${where}.ports`, 'only the gateway may publish ports');
-    }
-    if (!service.healthcheck?.test || service.healthcheck.disable) {
-      fail(`${where}.healthcheck`, 'every service needs a health check');
-    }
-    const dependsOn = service.depends_on ?? {};
-    if (Array.isArray(dependsOn)) {
-      if (dependsOn.length) fail(`${where}.depends_on`, 'must wait with condition: service_healthy');
-    } else {
-      for (const [target, { condition } = {}] of Object.entries(dependsOn)) {
-        if (!services[target]) fail(`${where}.depends_on.${target}`, 'names no service of this file');
-        if (condition !== 'service_healthy') {
-          fail(`${where}.depends_on.${target}`, 'must use condition: service_healthy');
-        }
-      }
-    }
-    const rawEnvironment = rawServices[name] ? environmentOf(rawServices[name]) : {};
-    for (const [variable, value] of Object.entries(rawEnvironment)) {
-      if (SECRET_VARIABLES.test(variable) && !/\$\{[A-Z0-9_]+(?::?[?-][^}]*)?\}/.test(String(value ?? ''))) {
-        fail(
-          `${where}.environment.${variable}`,
-          'a secret must come from .env as ${VARIABLE}, not be written here',
-        );
-      }
+    checkService(`services.${name}`, name, service, services, fail);
+    checkSecretsFromEnv(`services.${name}`, rawServices[name], fail);
+  }
+  checkApps(services, fail);
+  checkWebhookPrivateNetworks(services['webhook-service'], rawServices['webhook-service'], fail);
+  checkInfra(services, fail);
+  return problems;
+}
+
+/** Only the gateway is published; every service has a health check its dependants wait for. */
+function checkService(
+  where: string,
+  name: string,
+  service: Service,
+  services: Record<string, Service>,
+  fail: Fail,
+): void {
+  if (service.ports?.length && name !== 'gateway') {
+    fail(`${where}.ports`, 'only the gateway may publish ports');
+  }
+  if (!service.healthcheck?.test || service.healthcheck.disable) {
+    fail(`${where}.healthcheck`, 'every service needs a health check');
+  }
+  const dependsOn = service.depends_on ?? {};
+  if (Array.isArray(dependsOn)) {
+    if (dependsOn.length) fail(`${where}.depends_on`, 'must wait with condition: service_healthy');
+    return;
+  }
+  for (const [target, { condition } = {}] of Object.entries(dependsOn)) {
+    if (!services[target]) fail(`${where}.depends_on.${target}`, 'names no service of this file');
+    if (condition !== 'service_healthy') {
+      fail(`${where}.depends_on.${target}`, 'must use condition: service_healthy');
     }
   }
+}
+
+/** Checked on the file as written: interpolation would hide a literal behind its value. */
+function checkSecretsFromEnv(where: string, rawService: Service | undefined, fail: Fail): void {
+  const rawEnvironment = rawService ? environmentOf(rawService) : {};
+  for (const [variable, value] of Object.entries(rawEnvironment)) {
+    if (SECRET_VARIABLES.test(variable) && !/\$\{[A-Z0-9_]+(?::?[?-][^}]*)?\}/.test(String(value ?? ''))) {
+      fail(
+        `${where}.environment.${variable}`,
+        'a secret must come from .env as ${VARIABLE}, not be written here',
+      );
+    }
+  }
+}
+
+/** The apps are built here, wait for rabbitmq, and the data services listen beyond loopback. */
+function checkApps(services: Record<string, Service>, fail: Fail): void {
   for (const name of APPS) {
     if (!services[name]) continue;
     if (!services[name].build) fail(`services.${name}.build`, 'must be built from the Dockerfile');
@@ -85,11 +110,15 @@ export function checkStackPolicy(
       );
     }
   }
-  const webhooks = services['webhook-service'];
+}
+
+function checkWebhookPrivateNetworks(
+  webhooks: Service | undefined,
+  rawWebhooks: Service | undefined,
+  fail: Fail,
+): void {
   // Off as interpolated from .env.example, and off when .env does not set it (a ${VAR:-default}).
-  const rawPrivate = String(
-    environmentOf(rawServices['webhook-service'] ?? {}).WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? '',
-  );
+  const rawPrivate = String(environmentOf(rawWebhooks ?? {}).WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? '');
   const fallback = /^\$\{WEBHOOK_ALLOW_PRIVATE_NETWORKS(?::?-([^}]*))?\}$/.exec(rawPrivate);
   if (
     webhooks &&
@@ -98,6 +127,9 @@ export function checkStackPolicy(
   ) {
     fail('services.webhook-service.environment', "WEBHOOK_ALLOW_PRIVATE_NETWORKS must be 'false'");
   }
+}
+
+function checkInfra(services: Record<string, Service>, fail: Fail): void {
   const rabbitmq = services.rabbitmq;
   if (rabbitmq && !/management/.test(rabbitmq.image ?? '')) {
     fail('services.rabbitmq.image', 'must be a -management image (the management UI)');
@@ -106,5 +138,4 @@ export function checkStackPolicy(
   if (postgres && !(postgres.volumes ?? []).some((v) => String(v).includes('/docker-entrypoint-initdb.d/'))) {
     fail('services.postgres.volumes', 'must mount the init script that creates one role per service');
   }
-  return problems;
 }

@@ -12,6 +12,8 @@ const DEBIAN_BASE =
 // vscode-languageserver's DiagnosticSeverity: 1 error, 2 warning (3 information and 4 hint pass).
 const FAILING_SEVERITY = 2;
 
+type Fail = (instruction: Instruction | undefined, message: string) => void;
+
 /**
  * Lints a Dockerfile with dockerfile-utils (the linter behind VS Code's Docker extension: syntax,
  * unknown instructions, misplaced flags, bad JSON forms, …) and checks what the images promise:
@@ -21,7 +23,26 @@ const FAILING_SEVERITY = 2;
 export function checkDockerfile(file: string): Problem[] {
   const source = path.relative(process.cwd(), file) || file;
   const text = readFileSync(file, 'utf8');
-  const problems: Problem[] = validate(text)
+  const problems = lint(source, text);
+
+  const instructions = DockerfileParser.parse(text).getInstructions();
+  const froms = instructions.filter((i) => i.getKeyword() === 'FROM');
+  if (!froms.length) return problems;
+  const fail: Fail = (instruction, message) =>
+    problems.push(
+      problem(
+        source,
+        message,
+        instruction ? `line ${instruction.getRange().start.line + 1}` : 'runtime stage',
+      ),
+    );
+  checkBaseImages(instructions, froms, fail);
+  checkRuntimeStage(instructions, froms[froms.length - 1]!, fail);
+  return problems;
+}
+
+function lint(source: string, text: string): Problem[] {
+  return validate(text)
     .filter((d) => (d.severity ?? 1) <= FAILING_SEVERITY)
     .map((d) =>
       problem(
@@ -30,27 +51,11 @@ export function checkDockerfile(file: string): Problem[] {
         `line ${d.range.start.line + 1}`,
       ),
     );
+}
 
-  const instructions = DockerfileParser.parse(text).getInstructions();
-  const froms = instructions.filter((i) => i.getKeyword() === 'FROM');
-  if (!froms.length) return problems;
-  const fail = (instruction: Instruction | undefined, message: string) =>
-    problems.push(
-      problem(
-        source,
-        message,
-        instruction ? `line ${instruction.getRange().start.line + 1}` : 'runtime stage',
-      ),
-    );
-
-  // ARGs before the first FROM may parameterise base images: check the image their defaults give.
-  const globalArgs = new Map<string, string>();
-  for (const arg of instructions.filter(
-    (i) => i.getKeyword() === 'ARG' && i.getRange().start.line < froms[0]!.getRange().start.line,
-  )) {
-    const [name, value = ''] = (arg.getArgumentsContent() ?? '').split(/=(.*)/s);
-    globalArgs.set(name!.trim(), value.trim());
-  }
+/** Every base image (not an earlier stage) names a version and is Debian-based. */
+function checkBaseImages(instructions: Instruction[], froms: Instruction[], fail: Fail): void {
+  const globalArgs = globalArgDefaults(instructions, froms[0]!);
   for (const from of froms) {
     const image = (from.getArgumentsContent() ?? '')
       .replace(/^--platform=\S+\s+/, '')
@@ -69,8 +74,22 @@ export function checkDockerfile(file: string): Problem[] {
       );
     }
   }
+}
 
-  const last = froms[froms.length - 1]!;
+/** ARGs before the first FROM may parameterise base images: check the image their defaults give. */
+function globalArgDefaults(instructions: Instruction[], firstFrom: Instruction): Map<string, string> {
+  const globalArgs = new Map<string, string>();
+  for (const arg of instructions.filter(
+    (i) => i.getKeyword() === 'ARG' && i.getRange().start.line < firstFrom.getRange().start.line,
+  )) {
+    const [name, value = ''] = (arg.getArgumentsContent() ?? '').split(/=(.*)/s);
+    globalArgs.set(name!.trim(), value.trim());
+  }
+  return globalArgs;
+}
+
+/** The stage after the last FROM runs as non-root, has a HEALTHCHECK and makes node PID 1. */
+function checkRuntimeStage(instructions: Instruction[], last: Instruction, fail: Fail): void {
   const runtime = instructions.filter((i) => i.getRange().start.line > last.getRange().start.line);
   const lastOf = (keyword: string) => runtime.filter((i) => i.getKeyword() === keyword).pop();
   const user = lastOf('USER');
@@ -90,7 +109,6 @@ export function checkDockerfile(file: string): Problem[] {
   } else if (!/^\[\s*"(?:node|\/usr\/local\/bin\/node|tini|\/sbin\/tini)"/.test(form)) {
     fail(cmd, 'PID 1 must be node (or tini)');
   }
-  return problems;
 }
 
 function escape(text: string): string {

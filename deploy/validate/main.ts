@@ -50,7 +50,21 @@ async function checkKubernetes(source: string, yaml: () => string): Promise<Prob
   return [...schemaProblems, ...checkKnownFields(source, known), ...checkKubernetesPolicy(source, manifests)];
 }
 
-async function main(): Promise<number> {
+type Check = { what: string; run: () => Promise<Problem[]> | Problem[] };
+
+/** The files the command line names, or the repository's own when it names none. */
+type Targets = {
+  compose: string[];
+  composeFragments: string[];
+  kustomize: string[];
+  manifests: string[];
+  dockerfiles: string[];
+  envFile: string | undefined;
+  /** Whether to check the repository's build context, which only the defaults include. */
+  buildContext: boolean;
+};
+
+function parseTargets(): Targets {
   const { values } = parseArgs({
     options: {
       compose: { type: 'string', multiple: true },
@@ -63,69 +77,81 @@ async function main(): Promise<number> {
   });
   const picked = Object.keys(values).some((key) => key !== 'env-file');
   const defaults = (list: string[] | undefined, files: string[]) => list ?? (picked ? [] : files);
-  const envFile = values['env-file'];
+  const inRoot = (...files: string[]) => files.map((file) => path.join(root, file));
+  return {
+    compose: defaults(values.compose, inRoot('docker-compose.yml')),
+    composeFragments: defaults(
+      values['compose-fragment'],
+      inRoot('deploy/compose/infra.yml', 'deploy/compose/management.yml'),
+    ),
+    kustomize: defaults(values.kustomize, inRoot('deploy/k8s/overlays/dev', 'deploy/k8s/overlays/prod')),
+    manifests: values.manifests ?? [],
+    dockerfiles: defaults(values.dockerfile, inRoot('Dockerfile')),
+    envFile: values['env-file'],
+    buildContext: !picked,
+  };
+}
 
-  const checks: { what: string; run: () => Promise<Problem[]> | Problem[] }[] = [];
-  for (const file of defaults(values.compose, [path.join(root, 'docker-compose.yml')])) {
-    checks.push({
-      what: `${rel(file)}: Compose specification schema and stack policy`,
-      run: () => {
-        const loaded = loadCompose(file, envFile);
-        if (!loaded.parsed) return loaded.problems;
-        return [...loaded.problems, ...checkStackPolicy(rel(file), loaded.config, loaded.raw)];
-      },
-    });
-  }
-  const fragments = ['deploy/compose/infra.yml', 'deploy/compose/management.yml'].map((f) =>
-    path.join(root, f),
-  );
-  for (const file of defaults(values['compose-fragment'], fragments)) {
-    checks.push({
-      what: `${rel(file)}: Compose specification schema`,
-      run: () => loadCompose(file, envFile ?? path.join(root, '.env.example')).problems,
-    });
-  }
-  const overlays = ['dev', 'prod'].map((o) => path.join(root, 'deploy/k8s/overlays', o));
-  for (const dir of defaults(values.kustomize, overlays)) {
-    checks.push({
-      what: `${rel(dir)}: rendered, Kubernetes ${KUBERNETES_VERSION} schemas, strict fields, policy`,
-      run: () => checkKubernetes(rel(dir), () => renderKustomization(dir)),
-    });
-  }
-  for (const file of values.manifests ?? []) {
-    checks.push({
-      what: `${rel(file)}: Kubernetes ${KUBERNETES_VERSION} schemas, strict fields, policy`,
-      run: () => checkKubernetes(rel(file), () => readFileSync(file, 'utf8')),
-    });
-  }
-  for (const file of defaults(values.dockerfile, [path.join(root, 'Dockerfile')])) {
-    checks.push({
-      what: `${rel(file)}: dockerfile-utils lint and image policy`,
-      run: () => checkDockerfile(file),
-    });
-  }
-  if (!picked) {
-    const file = path.join(root, '.dockerignore');
-    checks.push({ what: `${rel(file)}: excludes`, run: () => checkDockerignore(file) });
-    const dockerfile = path.join(root, 'Dockerfile');
-    checks.push({
-      what: `${rel(dockerfile)}: every COPY source is in the build context (${rel(file)})`,
-      run: () => checkCopySources(dockerfile, file),
-    });
-  }
+function composeChecks({ compose, composeFragments, envFile }: Targets): Check[] {
+  const stacks = compose.map((file) => ({
+    what: `${rel(file)}: Compose specification schema and stack policy`,
+    run: () => {
+      const loaded = loadCompose(file, envFile);
+      if (!loaded.parsed) return loaded.problems;
+      return [...loaded.problems, ...checkStackPolicy(rel(file), loaded.config, loaded.raw)];
+    },
+  }));
+  const fragments = composeFragments.map((file) => ({
+    what: `${rel(file)}: Compose specification schema`,
+    run: () => loadCompose(file, envFile ?? path.join(root, '.env.example')).problems,
+  }));
+  return [...stacks, ...fragments];
+}
 
-  let failed = 0;
-  for (const check of checks) {
-    let problems: Problem[];
-    try {
-      problems = await check.run();
-    } catch (err) {
-      problems = [problem(check.what.split(':')[0]!, (err as Error).message)];
-    }
-    process.stdout.write(`${problems.length ? 'FAIL' : 'ok  '} ${check.what}\n`);
-    for (const p of problems) process.stdout.write(`       ${formatProblem(p)}\n`);
-    if (problems.length) failed += 1;
+function kubernetesChecks({ kustomize, manifests }: Targets): Check[] {
+  const overlays = kustomize.map((dir) => ({
+    what: `${rel(dir)}: rendered, Kubernetes ${KUBERNETES_VERSION} schemas, strict fields, policy`,
+    run: () => checkKubernetes(rel(dir), () => renderKustomization(dir)),
+  }));
+  const rendered = manifests.map((file) => ({
+    what: `${rel(file)}: Kubernetes ${KUBERNETES_VERSION} schemas, strict fields, policy`,
+    run: () => checkKubernetes(rel(file), () => readFileSync(file, 'utf8')),
+  }));
+  return [...overlays, ...rendered];
+}
+
+function imageChecks({ dockerfiles, buildContext }: Targets): Check[] {
+  const checks: Check[] = dockerfiles.map((file) => ({
+    what: `${rel(file)}: dockerfile-utils lint and image policy`,
+    run: () => checkDockerfile(file),
+  }));
+  if (!buildContext) return checks;
+  const dockerignore = path.join(root, '.dockerignore');
+  const dockerfile = path.join(root, 'Dockerfile');
+  return [
+    ...checks,
+    { what: `${rel(dockerignore)}: excludes`, run: () => checkDockerignore(dockerignore) },
+    {
+      what: `${rel(dockerfile)}: every COPY source is in the build context (${rel(dockerignore)})`,
+      run: () => checkCopySources(dockerfile, dockerignore),
+    },
+  ];
+}
+
+/** Runs one check, prints its verdict and problems, and says whether it passed. */
+async function runCheck(check: Check): Promise<boolean> {
+  let problems: Problem[];
+  try {
+    problems = await check.run();
+  } catch (err) {
+    problems = [problem(check.what.split(':')[0]!, (err as Error).message)];
   }
+  process.stdout.write(`${problems.length ? 'FAIL' : 'ok  '} ${check.what}\n`);
+  for (const p of problems) process.stdout.write(`       ${formatProblem(p)}\n`);
+  return problems.length === 0;
+}
+
+function printValidatorVersions(checks: Check[]): void {
   const kustomize = checks.some((c) => c.what.includes('rendered'))
     ? `, kustomize ${kustomizeVersion()}`
     : '';
@@ -134,6 +160,16 @@ async function main(): Promise<number> {
       `kubernetes-models ${version('kubernetes-models')} (Kubernetes ${KUBERNETES_VERSION})${kustomize}, ` +
       `dockerfile-utils ${version('dockerfile-utils')}\n`,
   );
+}
+
+async function main(): Promise<number> {
+  const targets = parseTargets();
+  const checks = [...composeChecks(targets), ...kubernetesChecks(targets), ...imageChecks(targets)];
+  let failed = 0;
+  for (const check of checks) {
+    if (!(await runCheck(check))) failed += 1;
+  }
+  printValidatorVersions(checks);
   return failed ? 1 : 0;
 }
 

@@ -1,10 +1,10 @@
 import { waitFor } from '@community/test-harness';
 import { createPost, subscribe } from '../flows';
-import type { ServiceName } from '../stack/service-process';
+import type { ServiceName, ServiceProcess } from '../stack/service-process';
 import type { OwnedStack } from '../stack/owned-stack';
 import type { Target } from '../target';
 import { UNLIMITED } from '../world';
-import { drawOperation, expectedStatus, type LoadWorld } from './mix';
+import { drawOperation, expectedStatus, type LoadMember, type LoadWorld } from './mix';
 
 export interface LoadOptions {
   /** Length of the measured phase. */
@@ -92,55 +92,93 @@ export async function runLoad(
   opts: LoadOptions,
 ): Promise<LoadReport> {
   const world = await seed(target, opts.clients);
-  const services = Object.values(target.owned.services);
-  const rss = () =>
-    Object.fromEntries(services.map((s) => [s.name, s.rssKiB() ?? 0])) as Record<ServiceName, number>;
-  const peak = rss();
+  const memory = sampleMemory(Object.values(target.owned.services));
+  const idle = memory.read();
+  await runPhase(world, opts, opts.warmupSeconds, null);
+  const start = memory.read();
+  const samples: Sample[] = [];
+  const elapsed = await runPhase(world, opts, opts.seconds, samples);
+  const end = memory.read();
+  memory.stop();
+  const webhooks = await catchUp(target, world.postIds);
+  return { ...requestReport(samples, elapsed), rss: memory.report(idle, start, end), webhooks };
+}
+
+type Rss = Record<ServiceName, number>;
+
+/** Each process's RSS when read, and its peak over readings every 500 ms until `stop()`. */
+function sampleMemory(services: ServiceProcess[]) {
+  const read = () => Object.fromEntries(services.map((s) => [s.name, s.rssKiB() ?? 0])) as Rss;
+  const peak = read();
   const sampler = setInterval(() => {
-    for (const [name, kib] of Object.entries(rss()) as [ServiceName, number][]) {
+    for (const [name, kib] of Object.entries(read()) as [ServiceName, number][]) {
       peak[name] = Math.max(peak[name], kib);
     }
   }, 500);
+  const report = (idle: Rss, start: Rss, end: Rss) =>
+    Object.fromEntries(
+      services.map(({ name }) => [
+        name,
+        { idle: idle[name], start: start[name], end: end[name], peak: Math.max(peak[name], end[name]) },
+      ]),
+    ) as LoadReport['rss'];
+  return { read, report, stop: () => clearInterval(sampler) };
+}
 
-  const phase = async (seconds: number, samples: Sample[] | null) => {
-    const started = performance.now();
-    const end = started + seconds * 1000;
-    const interval = 1000 / opts.rate;
-    let issued = 0;
-    await Promise.all(
-      world.members.length === 0
-        ? []
-        : Array.from({ length: opts.clients }, async (_, i) => {
-            const member = world.members[i % world.members.length]!;
-            for (;;) {
-              const due = started + issued++ * interval;
-              if (due >= end) return;
-              const wait = due - performance.now();
-              if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-              const op = drawOperation();
-              const sent = performance.now();
-              let status = 0;
-              try {
-                status = (await op.run(world, member)).status;
-              } catch {
-                status = 0; // no answer: refused, reset or timed out
-              }
-              samples?.push({ op: op.name, status, ms: performance.now() - sent });
-            }
-          }),
-    );
-    return (performance.now() - started) / 1000;
+/**
+ * Runs `opts.clients` clients for `seconds`, recording each answer in `samples` (null: a warm-up),
+ * and returns the seconds it took.
+ */
+async function runPhase(
+  world: LoadWorld,
+  opts: LoadOptions,
+  seconds: number,
+  samples: Sample[] | null,
+): Promise<number> {
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  const interval = 1000 / opts.rate;
+  let issued = 0;
+  // One schedule for every client: each takes the next slot, so together they never exceed the rate.
+  const nextDue = () => {
+    const due = started + issued++ * interval;
+    return due < end ? due : null;
   };
+  const { members } = world;
+  await Promise.all(
+    members.length === 0
+      ? []
+      : Array.from({ length: opts.clients }, (_, i) =>
+          runClient(world, members[i % members.length]!, nextDue, samples),
+        ),
+  );
+  return (performance.now() - started) / 1000;
+}
 
-  const idle = rss();
-  await phase(opts.warmupSeconds, null);
-  const before = rss();
-  const samples: Sample[] = [];
-  const elapsed = await phase(opts.seconds, samples);
-  const after = rss();
-  clearInterval(sampler);
-  const webhooks = await catchUp(target, world.postIds);
+/** One client: one request at a time, each sent when its slot is due, until the schedule runs out. */
+async function runClient(
+  world: LoadWorld,
+  member: LoadMember,
+  nextDue: () => number | null,
+  samples: Sample[] | null,
+): Promise<void> {
+  for (let due = nextDue(); due !== null; due = nextDue()) {
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const op = drawOperation();
+    const sent = performance.now();
+    let status = 0;
+    try {
+      status = (await op.run(world, member)).status;
+    } catch {
+      status = 0; // no answer: refused, reset or timed out
+    }
+    samples?.push({ op: op.name, status, ms: performance.now() - sent });
+  }
+}
 
+/** The measured phase's requests: rate, unexpected answers, and latency overall and per operation. */
+function requestReport(samples: Sample[], elapsed: number): Omit<LoadReport, 'rss' | 'webhooks'> {
   const ops: Record<string, OpReport> = {};
   for (const name of new Set(samples.map((s) => s.op)))
     ops[name] = summarise(samples.filter((s) => s.op === name));
@@ -153,13 +191,6 @@ export async function runLoad(
     unexpected: samples.filter((s) => !expectedStatus(s.op, s.status)).length,
     overall: summarise(samples),
     ops,
-    rss: Object.fromEntries(
-      services.map((s) => {
-        const [start, end] = [before[s.name], after[s.name]];
-        return [s.name, { idle: idle[s.name], start, end, peak: Math.max(peak[s.name], end) }];
-      }),
-    ) as LoadReport['rss'],
-    webhooks,
   };
 }
 

@@ -11,7 +11,9 @@ import {
   startTcpProxy,
   testInfra,
   type Balancer,
+  type ServiceSandbox,
   type TcpProxy,
+  type TestInfra,
 } from '@community/test-harness';
 import { ServiceProcess, type ServiceName } from './service-process';
 
@@ -74,133 +76,22 @@ export async function startOwnedStack(
 ): Promise<OwnedStack> {
   const infra = testInfra();
   const sandbox = await serviceSandbox(`e2e_${label}`);
-  const amqpTarget = new URL(infra.amqpUrl);
-  const redisTarget = new URL(infra.redisUrl);
-  const amqpProxy = await startTcpProxy({ host: amqpTarget.hostname, port: Number(amqpTarget.port || 5672) });
-  const redisProxy = await startTcpProxy({
-    host: redisTarget.hostname,
-    port: Number(redisTarget.port || 6379),
-  });
+  const amqpProxy = await proxyTo(infra.amqpUrl, 5672);
+  const redisProxy = await proxyTo(infra.redisUrl, 6379);
   const logDir = path.join(os.tmpdir(), 'community-e2e', sandbox.database.name);
   mkdirSync(logDir, { recursive: true });
-
-  const admin: AdminCredentials = {
-    username: 'e2e_admin',
-    password: randomBytes(18).toString('base64url'),
-    email: 'e2e_admin@example.test',
-  };
-  // Every port at once and distinct: one picked for a balancer never lands on a service's. (Balancers
-  // only with replicas: fewer ports held unbound while the processes boot, which is when another
-  // file's stack, starting beside this one, could be handed one of them.)
-  const picked = await freePorts(SERVICE_NAMES.length * (replicas > 1 ? replicas + 1 : 1));
-  const ports = Object.fromEntries(
-    SERVICE_NAMES.map((name, i) => [name, picked.slice(i * replicas, (i + 1) * replicas)]),
-  ) as Record<ServiceName, number[]>;
-  const balancerPorts = picked.slice(SERVICE_NAMES.length * replicas);
-  // One prefix for every gateway replica: they count the same windows.
-  const limitsPrefix = redisPrefix(`e2e_${label}`);
-  // One key for every webhook-service replica: each must open the secrets another sealed.
-  const webhookSecretsKey = randomBytes(32).toString('base64');
-  // Only what the services read, so nothing from the developer's shell (DATABASE_URL, …) leaks in.
-  const common: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
-    NODE_ENV: 'production',
-    LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
-    INTERNAL_TOKEN: randomBytes(32).toString('base64url'),
-    DATABASE_URL: sandbox.database.url,
-    AMQP_URL: amqpProxy.url(infra.amqpUrl),
-    AMQP_EXCHANGE: sandbox.exchange,
-    SHUTDOWN_GRACE_MS: '2000',
-  };
-  const service = (
-    name: ServiceName,
-    dir: string,
-    envFor: (port: number) => NodeJS.ProcessEnv,
-    nodeArgs?: string[],
-  ): ServiceProcess[] =>
-    ports[name].map(
-      (port, i) =>
-        new ServiceProcess({
-          name,
-          dir,
-          port,
-          env: { ...common, ...envFor(port) },
-          nodeArgs,
-          logFile: path.join(logDir, replicas === 1 ? `${name}.log` : `${name}-${i + 1}.log`),
-        }),
-    );
+  const admin = newAdmin();
+  const { ports, balancerPorts } = await pickPorts(replicas);
   // With replicas, each service's processes stand behind a balancer, as behind a Kubernetes Service.
-  const balancers: Partial<Record<ServiceName, Balancer>> = {};
-  if (replicas > 1)
-    for (const [i, name] of SERVICE_NAMES.entries())
-      balancers[name] = await startBalancer(
-        ports[name].map((port) => ({ port })),
-        balancerPorts[i],
-      );
+  const balancers = replicas > 1 ? await startBalancers(ports, balancerPorts) : {};
   const reach = (name: ServiceName) => balancers[name]?.url ?? `http://127.0.0.1:${ports[name][0]}`;
-  const all: Record<ServiceName, ServiceProcess[]> = {
-    posts: service('posts', 'posts-service', (port) => ({
-      POSTS_SERVICE_PORT: String(port),
-      E2E_CRASH_AFTER_COMMIT_KEY: CRASH_AFTER_COMMIT_KEY,
-      // The suite's accounts are minutes old: at the default (24 h) their flags would hide nothing,
-      // and the flags journey has three members hide a post.
-      FLAG_MIN_ACCOUNT_AGE_HOURS: '0',
-    })),
-    users: service('users', 'users-service', (port) => ({
-      USERS_SERVICE_PORT: String(port),
-      ADMIN_USERNAME: admin.username,
-      ADMIN_PASSWORD: admin.password,
-      ADMIN_EMAIL: admin.email,
-    })),
-    webhooks: service('webhooks', 'webhook-service', (port) => ({
-      WEBHOOK_SERVICE_PORT: String(port),
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      WEBHOOK_RETRY_SCHEDULE: E2E_RETRY_SCHEDULE,
-      // An attempt of a killed replica is taken over within the test, not a minute later.
-      WEBHOOK_LEASE_SECONDS: '15',
-      SECRETS_KEY: webhookSecretsKey,
-    })),
-    gateway: service(
-      'gateway',
-      'gateway',
-      (port) => ({
-        GATEWAY_PORT: String(port),
-        REDIS_URL: redisProxy.url(infra.redisUrl),
-        REDIS_PREFIX: limitsPrefix,
-        POSTS_SERVICE_URL: reach('posts'),
-        USERS_SERVICE_URL: reach('users'),
-        WEBHOOK_SERVICE_URL: reach('webhooks'),
-        GATEWAY_REPLICAS: String(replicas),
-        // The suite stands in for many clients on one machine: it names each in X-Forwarded-For, as a
-        // load balancer would, so per-address limits (registrations, anonymous calls) apply per client.
-        TRUST_PROXY: 'loopback',
-      }),
-      ['--max-semi-space-size=32'],
-    ),
-  };
-  const services = Object.fromEntries(SERVICE_NAMES.map((name) => [name, all[name][0]!])) as Record<
-    ServiceName,
-    ServiceProcess
-  >;
-  const data = [...all.posts, ...all.users, ...all.webhooks];
-
-  const stopAll = async () => {
-    // The gateways first, as a deployment drains: their last key-usage report still finds users-service.
-    await Promise.all(all.gateway.map((p) => p.stop()));
-    await Promise.all(data.map((p) => p.stop()));
-    for (const p of [...data, ...all.gateway]) p.close();
-    await Promise.all([
-      amqpProxy.stop(),
-      redisProxy.stop(),
-      ...Object.values(balancers).map((b) => b.stop()),
-    ]);
-  };
+  const wiring = { label, replicas, infra, sandbox, amqpProxy, redisProxy, logDir, admin, ports, reach };
+  const all = serviceProcesses(wiring);
+  const stopAll = () => stopStack(all, [amqpProxy, redisProxy, ...Object.values(balancers)]);
   try {
     // The data services migrate their own schemas, so they can start together (every replica at once:
     // their migrations wait for each other); the gateways last.
-    await Promise.all(data.map((p) => p.start()));
+    await Promise.all(dataProcesses(all).map((p) => p.start()));
     await Promise.all(all.gateway.map((p) => p.start()));
   } catch (err) {
     await stopAll();
@@ -211,7 +102,9 @@ export async function startOwnedStack(
   return {
     baseUrl: reach('gateway'),
     admin,
-    services,
+    services: Object.fromEntries(
+      SERVICE_NAMES.map((name) => [name, all[name][0]!]),
+    ) as OwnedStack['services'],
     replicas: all,
     balancers,
     amqpProxy,
@@ -225,6 +118,150 @@ export async function startOwnedStack(
       reportLoggedErrors(logDir);
     },
   };
+}
+
+/** What the services' processes are started with: where they run, what they reach, who they trust. */
+interface StackWiring {
+  label: string;
+  replicas: number;
+  infra: TestInfra;
+  sandbox: ServiceSandbox;
+  amqpProxy: TcpProxy;
+  redisProxy: TcpProxy;
+  logDir: string;
+  admin: AdminCredentials;
+  ports: Ports;
+  /** The URL a service is reached at: its balancer's, or its one process's. */
+  reach: (name: ServiceName) => string;
+}
+
+type Processes = Record<ServiceName, ServiceProcess[]>;
+type Ports = Record<ServiceName, number[]>;
+
+const SERVICE_DIRS: Record<ServiceName, string> = {
+  posts: 'posts-service',
+  users: 'users-service',
+  webhooks: 'webhook-service',
+  gateway: 'gateway',
+};
+
+/** A proxy to the server of `url`, which the suite can cut and freeze. */
+function proxyTo(url: string, defaultPort: number): Promise<TcpProxy> {
+  const target = new URL(url);
+  return startTcpProxy({ host: target.hostname, port: Number(target.port || defaultPort) });
+}
+
+const newAdmin = (): AdminCredentials => ({
+  username: 'e2e_admin',
+  password: randomBytes(18).toString('base64url'),
+  email: 'e2e_admin@example.test',
+});
+
+async function pickPorts(replicas: number) {
+  // Every port at once and distinct: one picked for a balancer never lands on a service's. (Balancers
+  // only with replicas: fewer ports held unbound while the processes boot, which is when another
+  // file's stack, starting beside this one, could be handed one of them.)
+  const picked = await freePorts(SERVICE_NAMES.length * (replicas > 1 ? replicas + 1 : 1));
+  const ports = Object.fromEntries(
+    SERVICE_NAMES.map((name, i) => [name, picked.slice(i * replicas, (i + 1) * replicas)]),
+  ) as Ports;
+  return { ports, balancerPorts: picked.slice(SERVICE_NAMES.length * replicas) };
+}
+
+async function startBalancers(ports: Ports, balancerPorts: number[]): Promise<OwnedStack['balancers']> {
+  const balancers: OwnedStack['balancers'] = {};
+  for (const [i, name] of SERVICE_NAMES.entries()) {
+    const targets = ports[name].map((port) => ({ port }));
+    balancers[name] = await startBalancer(targets, balancerPorts[i]);
+  }
+  return balancers;
+}
+
+/** Every process of every service, created but not started, each logging to a file of its own. */
+function serviceProcesses(wiring: StackWiring): Processes {
+  const { ports, replicas, logDir, infra, sandbox, amqpProxy } = wiring;
+  // Only what the services read, so nothing from the developer's shell (DATABASE_URL, …) leaks in.
+  const common: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
+    NODE_ENV: 'production',
+    LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'warn',
+    INTERNAL_TOKEN: randomBytes(32).toString('base64url'),
+    DATABASE_URL: sandbox.database.url,
+    AMQP_URL: amqpProxy.url(infra.amqpUrl),
+    AMQP_EXCHANGE: sandbox.exchange,
+    SHUTDOWN_GRACE_MS: '2000',
+  };
+  const envs = serviceEnvs(wiring);
+  const processes = (name: ServiceName) =>
+    ports[name].map(
+      (port, i) =>
+        new ServiceProcess({
+          name,
+          dir: SERVICE_DIRS[name],
+          port,
+          env: { ...common, ...envs[name](port) },
+          nodeArgs: name === 'gateway' ? ['--max-semi-space-size=32'] : undefined,
+          logFile: path.join(logDir, replicas === 1 ? `${name}.log` : `${name}-${i + 1}.log`),
+        }),
+    );
+  return Object.fromEntries(SERVICE_NAMES.map((name) => [name, processes(name)])) as Processes;
+}
+
+/** Each service's own variables, for its process on `port`. */
+function serviceEnvs(wiring: StackWiring): Record<ServiceName, (port: number) => NodeJS.ProcessEnv> {
+  const { admin, infra, redisProxy, replicas, reach } = wiring;
+  // One prefix for every gateway replica: they count the same windows.
+  const limitsPrefix = redisPrefix(`e2e_${wiring.label}`);
+  // One key for every webhook-service replica: each must open the secrets another sealed.
+  const webhookSecretsKey = randomBytes(32).toString('base64');
+  return {
+    posts: (port) => ({
+      POSTS_SERVICE_PORT: String(port),
+      E2E_CRASH_AFTER_COMMIT_KEY: CRASH_AFTER_COMMIT_KEY,
+      // The suite's accounts are minutes old: at the default (24 h) their flags would hide nothing,
+      // and the flags journey has three members hide a post.
+      FLAG_MIN_ACCOUNT_AGE_HOURS: '0',
+    }),
+    users: (port) => ({
+      USERS_SERVICE_PORT: String(port),
+      ADMIN_USERNAME: admin.username,
+      ADMIN_PASSWORD: admin.password,
+      ADMIN_EMAIL: admin.email,
+    }),
+    webhooks: (port) => ({
+      WEBHOOK_SERVICE_PORT: String(port),
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: E2E_RETRY_SCHEDULE,
+      // An attempt of a killed replica is taken over within the test, not a minute later.
+      WEBHOOK_LEASE_SECONDS: '15',
+      SECRETS_KEY: webhookSecretsKey,
+    }),
+    gateway: (port) => ({
+      GATEWAY_PORT: String(port),
+      REDIS_URL: redisProxy.url(infra.redisUrl),
+      REDIS_PREFIX: limitsPrefix,
+      POSTS_SERVICE_URL: reach('posts'),
+      USERS_SERVICE_URL: reach('users'),
+      WEBHOOK_SERVICE_URL: reach('webhooks'),
+      GATEWAY_REPLICAS: String(replicas),
+      // The suite stands in for many clients on one machine: it names each in X-Forwarded-For, as a
+      // load balancer would, so per-address limits (registrations, anonymous calls) apply per client.
+      TRUST_PROXY: 'loopback',
+    }),
+  };
+}
+
+const dataProcesses = (all: Processes) => [...all.posts, ...all.users, ...all.webhooks];
+
+async function stopStack(all: Processes, links: { stop(): Promise<void> }[]): Promise<void> {
+  const data = dataProcesses(all);
+  // The gateways first, as a deployment drains: their last key-usage report still finds users-service.
+  await Promise.all(all.gateway.map((p) => p.stop()));
+  await Promise.all(data.map((p) => p.stop()));
+  for (const p of [...data, ...all.gateway]) p.close();
+  await Promise.all(links.map((link) => link.stop()));
 }
 
 /**

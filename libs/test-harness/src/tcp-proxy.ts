@@ -16,80 +16,100 @@ export interface TcpProxy {
 
 const HOST = '127.0.0.1';
 
+/** The proxy's connections and its mode, which `cut`, `freeze` and `restore` switch. */
+interface ProxyState {
+  clients: Set<net.Socket>;
+  upstreams: Set<net.Socket>;
+  /** Each live client's upstream. */
+  pairs: Map<net.Socket, net.Socket>;
+  refusing: boolean;
+  frozen: boolean;
+}
+
 /** A loopback TCP proxy to `target`, so a test can take a broker or Redis away from the code under test. */
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
-  const clients = new Set<net.Socket>();
-  const upstreams = new Set<net.Socket>();
-  const pairs = new Map<net.Socket, net.Socket>();
-  let refusing = false;
-  let frozen = false;
-  const flow = (client: net.Socket, upstream: net.Socket) => {
-    client.pipe(upstream);
-    upstream.pipe(client);
+  const state: ProxyState = {
+    clients: new Set(),
+    upstreams: new Set(),
+    pairs: new Map(),
+    refusing: false,
+    frozen: false,
   };
-
-  const server = net.createServer((client) => {
-    track(clients, client);
-    if (refusing) {
-      client.resetAndDestroy();
-      return;
-    }
-    const upstream = track(upstreams, net.connect(target.port, target.host));
-    pairs.set(client, upstream);
-    if (!frozen) flow(client, upstream);
-    client.once('close', () => {
-      pairs.delete(client);
-      upstream.destroy();
-    });
-    upstream.once('close', () => client.destroy());
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, HOST, resolve);
-  });
+  const server = net.createServer((client) => accept(state, client, target));
+  await listen(server);
   const { port } = server.address() as AddressInfo;
-
-  async function breakAll(): Promise<void> {
-    const closed = [...clients, ...upstreams].map(
-      (socket) => new Promise<void>((resolve) => socket.once('close', () => resolve())),
-    );
-    // A reset, not a polite FIN: that is what clients see when a server dies mid-conversation.
-    for (const client of clients) client.resetAndDestroy();
-    for (const upstream of upstreams) upstream.destroy();
-    await Promise.all(closed);
-  }
-
   return {
     port,
     host: HOST,
-    url(template) {
-      const url = new URL(template);
-      url.hostname = HOST;
-      url.port = String(port);
-      return url.toString();
-    },
+    url: (template) => pointAt(template, port),
     async cut() {
-      refusing = true;
-      await breakAll();
+      state.refusing = true;
+      await breakAll(state);
     },
     freeze() {
-      frozen = true;
-      for (const [client, upstream] of pairs) {
+      state.frozen = true;
+      for (const [client, upstream] of state.pairs) {
         client.unpipe(upstream).pause();
         upstream.unpipe(client).pause();
       }
     },
     restore() {
-      refusing = false;
-      if (frozen) for (const [client, upstream] of pairs) flow(client, upstream);
-      frozen = false;
+      state.refusing = false;
+      if (state.frozen) for (const [client, upstream] of state.pairs) flow(client, upstream);
+      state.frozen = false;
     },
     async stop() {
-      refusing = true;
-      await breakAll();
+      state.refusing = true;
+      await breakAll(state);
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Pairs a new client with its own upstream connection, or resets it while the proxy refuses. */
+function accept(state: ProxyState, client: net.Socket, target: { host: string; port: number }): void {
+  track(state.clients, client);
+  if (state.refusing) {
+    client.resetAndDestroy();
+    return;
+  }
+  const upstream = track(state.upstreams, net.connect(target.port, target.host));
+  state.pairs.set(client, upstream);
+  if (!state.frozen) flow(client, upstream);
+  client.once('close', () => {
+    state.pairs.delete(client);
+    upstream.destroy();
+  });
+  upstream.once('close', () => client.destroy());
+}
+
+function flow(client: net.Socket, upstream: net.Socket): void {
+  client.pipe(upstream);
+  upstream.pipe(client);
+}
+
+function listen(server: net.Server): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, HOST, resolve);
+  });
+}
+
+function pointAt(template: string, port: number): string {
+  const url = new URL(template);
+  url.hostname = HOST;
+  url.port = String(port);
+  return url.toString();
+}
+
+async function breakAll({ clients, upstreams }: ProxyState): Promise<void> {
+  const closed = [...clients, ...upstreams].map(
+    (socket) => new Promise<void>((resolve) => socket.once('close', () => resolve())),
+  );
+  // A reset, not a polite FIN: that is what clients see when a server dies mid-conversation.
+  for (const client of clients) client.resetAndDestroy();
+  for (const upstream of upstreams) upstream.destroy();
+  await Promise.all(closed);
 }
 
 /** Keeps `socket` in `live` until it closes; its errors (resets, refused upstream) just end it. */

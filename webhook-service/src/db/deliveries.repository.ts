@@ -113,10 +113,37 @@ const CLAIM_LOCK = 'webhooks.claim';
  * of endpoints that answer.
  */
 export async function claimDue(tx: Tx, limits: ClaimLimits): Promise<ClaimedDelivery[]> {
-  const { perEndpoint, perUser, perSlowEndpoint, leaseSeconds } = limits;
+  const { leaseSeconds } = limits;
   await tx`select pg_advisory_xact_lock(hashtext(${CLAIM_LOCK}))`;
   return tx<ClaimedDelivery[]>`
-    with held as (
+    with ${freeSlots(tx, limits)},
+    ${fairPicks(tx, limits)},
+    -- Rows another transaction holds (a DELETE cancelling them) are skipped, not waited for: a claim
+    -- that waited could deadlock with it, each holding rows the other needs.
+    locked as (
+      select d.id from deliveries d
+      -- an array, not a join: with stale statistics the planner re-ran "picked" once per pending row
+      where d.id = any(array(select id from picked))
+      for update of d skip locked
+    )
+    update deliveries d
+    set next_attempt_at = now() + make_interval(secs => ${leaseSeconds}),
+        leased_until = now() + make_interval(secs => ${leaseSeconds})
+    from endpoints e
+    where d.id = any(array(select id from locked)) and e.id = d.endpoint_id
+      -- re-checked under the row lock: a delete that got here first wins
+      and d.status = 'pending' and d.next_attempt_at <= now() and e.enabled and e.deleted_at is null
+    returning d.*, e.user_id, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.failing_since,
+      e.fast_lane`;
+}
+
+/**
+ * The claim's first CTEs: `held` (each endpoint's live leases), `slots` (each live endpoint's free
+ * slots, by its lane) and `user_held` (each user's live leases).
+ */
+function freeSlots(tx: Tx, { perEndpoint, perSlowEndpoint }: ClaimLimits) {
+  return tx`
+    held as (
       select d.endpoint_id, count(*)::int as n from deliveries d
       where d.leased_until is not null and d.leased_until > now()
       group by d.endpoint_id
@@ -131,7 +158,15 @@ export async function claimDue(tx: Tx, limits: ClaimLimits): Promise<ClaimedDeli
     user_held as (
       select e.user_id, sum(h.n)::int as n from held h join endpoints e on e.id = h.endpoint_id
       group by e.user_id
-    ),
+    )`;
+}
+
+/**
+ * The claim's next CTEs, ending in `picked`: each endpoint's oldest due deliveries up to its free
+ * slots, taken round-robin within each user's free share and the slow lane's `slowLimit`.
+ */
+function fairPicks(tx: Tx, { perUser, slowLimit, limit }: ClaimLimits) {
+  return tx`
     candidates as (
       select p.id, p.rn, p.next_attempt_at, s.user_id, s.fast_lane from slots s
       cross join lateral (
@@ -156,27 +191,10 @@ export async function claimDue(tx: Tx, limits: ClaimLimits): Promise<ClaimedDeli
       from fair where user_rn <= user_free
     ),
     picked as (
-      select id from allowed where fast_lane or lane_rn <= ${limits.slowLimit}
+      select id from allowed where fast_lane or lane_rn <= ${slowLimit}
       order by rn, next_attempt_at, id
-      limit ${limits.limit}
-    ),
-    -- Rows another transaction holds (a DELETE cancelling them) are skipped, not waited for: a claim
-    -- that waited could deadlock with it, each holding rows the other needs.
-    locked as (
-      select d.id from deliveries d
-      -- an array, not a join: with stale statistics the planner re-ran "picked" once per pending row
-      where d.id = any(array(select id from picked))
-      for update of d skip locked
-    )
-    update deliveries d
-    set next_attempt_at = now() + make_interval(secs => ${leaseSeconds}),
-        leased_until = now() + make_interval(secs => ${leaseSeconds})
-    from endpoints e
-    where d.id = any(array(select id from locked)) and e.id = d.endpoint_id
-      -- re-checked under the row lock: a delete that got here first wins
-      and d.status = 'pending' and d.next_attempt_at <= now() and e.enabled and e.deleted_at is null
-    returning d.*, e.user_id, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at, e.failing_since,
-      e.fast_lane`;
+      limit ${limit}
+    )`;
 }
 
 /** An endpoint that is deleted or disabled will never be sent its pending deliveries: they end. */
