@@ -7,9 +7,22 @@ export {
   operationRoutes,
   resource,
   type Handler,
-  type OperationHandlers,
+  type BoundHandlers,
   type RoutedOperation,
 } from './resource';
+export {
+  ANSWERED,
+  raw,
+  runOperation,
+  runOperations,
+  type ListAnswer,
+  type OperationHandler,
+  type OperationInput,
+  type OperationHandlers,
+  type RawHandler,
+  type RunnableOperation,
+  type RunOptions,
+} from './operation-runner';
 export {
   answeredNotModified,
   sendData,

@@ -35,7 +35,7 @@ export interface RoutedOperation {
 }
 
 /** The handlers of a table, by operation id. */
-export type OperationHandlers = Record<string, Handler>;
+export type BoundHandlers = Record<string, Handler>;
 
 /** `{id}` in an OpenAPI path is `:id` to express. */
 export const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
@@ -45,7 +45,7 @@ export const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
  * service fails at start-up instead of serving a route the document does not describe, or not one
  * it does.
  */
-export function assertBound(operations: readonly RoutedOperation[], handlers: OperationHandlers): void {
+export function assertBound(operations: readonly RoutedOperation[], handlers: BoundHandlers): void {
   const unbound = operations.filter((op) => !handlers[op.id]).map((op) => op.id);
   const ids = new Set(operations.map((op) => op.id));
   const stray = Object.keys(handlers).filter((id) => !ids.has(id));
@@ -60,7 +60,7 @@ export function assertBound(operations: readonly RoutedOperation[], handlers: Op
 export function operationRoutes(
   router: Router,
   operations: readonly RoutedOperation[],
-  handlers: OperationHandlers,
+  handlers: BoundHandlers,
 ): void {
   assertBound(operations, handlers);
   // Paths in the order the table first names them, so `/users/me` stays ahead of `/users/{id}`.

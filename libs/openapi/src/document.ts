@@ -31,6 +31,7 @@ import {
   EVENT_PAYLOADS,
   openApiDocumentSchema,
   REQUESTS,
+  requestName,
   RESOURCES,
   toComponentSchemas,
   toInlineSchema,
@@ -220,9 +221,10 @@ function operation(op: OperationSpec): Json {
   if (params.length) result.parameters = params;
   if (op.body) {
     const media = op.form ? 'application/x-www-form-urlencoded' : 'application/json';
+    const body = requestName(op.body);
     result.requestBody = {
       required: true,
-      content: { [media]: { schema: ref('schemas', op.body), example: REQUEST_EXAMPLES[op.body] } },
+      content: { [media]: { schema: ref('schemas', body), example: REQUEST_EXAMPLES[body] } },
     };
   }
   const responses: Json = { [op.response.status]: successResponse(op) };

@@ -12,10 +12,13 @@ export {
   API_BASE,
   errorStatuses,
   operationPath,
+  servedBy,
   TAGS,
   type Method,
+  type OperationDeclaration,
   type OperationSpec,
   type Tag,
+  type Upstream,
 } from './operation';
 export {
   EVENT_EXAMPLES,

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Scope } from '@community/contracts';
-import type { RequestName, ResourceName } from './schemas';
+import type { ResourceName } from './schemas';
 
 export type Method = 'get' | 'post' | 'put' | 'delete';
 
@@ -27,6 +27,9 @@ export type ExtraError = 404 | 409;
 
 type Json = Record<string, unknown>;
 
+/** The service behind the gateway that answers an operation (gateway/src/proxy/upstream.ts). */
+export type Upstream = 'posts' | 'users' | 'webhooks';
+
 export interface OperationSpec {
   id: string;
   method: Method;
@@ -34,6 +37,8 @@ export interface OperationSpec {
   path: string;
   /** A path outside `/api/v1`, e.g. a `/.well-known` document: the server its path is under. */
   server?: { url: string; description: string };
+  /** Who answers it: a service, or null when the gateway answers it itself. */
+  upstream: Upstream | null;
   tag: Tag;
   summary: string;
   description?: string;
@@ -47,7 +52,10 @@ export interface OperationSpec {
    */
   unlimited?: true;
   query?: z.ZodObject;
-  body?: RequestName;
+  /** The contract schema of the body; the document names it as REQUESTS does (schemas.ts). */
+  body?: z.ZodType;
+  /** What a `{name}` of the path names in a 404, when its collection's singular does not say it. */
+  resource?: string;
   /** The body is an HTML form (`application/x-www-form-urlencoded`) instead of JSON. */
   form?: true;
   /**
@@ -68,9 +76,22 @@ export interface OperationSpec {
     noStore?: true;
     /** Further headers of this answer, by name. */
     headers?: Record<string, Json>;
+    /** A 201's `Location`: the path of the created resource, its `{id}` the created `id`. */
+    location?: string;
   };
   /** 404 for unknown ids is added for every path with parameters. */
-  errors?: ExtraError[];
+  errors?: readonly ExtraError[];
+}
+
+/** One service's table as written: every entry is answered by the same upstream. */
+export type OperationDeclaration = Omit<OperationSpec, 'upstream'>;
+
+/** The operations of a table, each stamped with the upstream that answers it. */
+export function servedBy<U extends Upstream | null, const T extends readonly OperationDeclaration[]>(
+  upstream: U,
+  operations: T,
+): { readonly [K in keyof T]: T[K] & { readonly upstream: U } } {
+  return operations.map((op) => ({ ...op, upstream })) as never;
 }
 
 /** The error statuses one operation can answer (DESIGN.md §3), in ascending order. */

@@ -69,6 +69,17 @@ export const REQUESTS = {
 } as const;
 export type RequestName = keyof typeof REQUESTS;
 
+const REQUEST_NAMES = new Map<z.ZodType, RequestName>(
+  Object.entries(REQUESTS).map(([name, schema]) => [schema, name as RequestName]),
+);
+
+/** The document's name for an operation's body schema: every body is one of REQUESTS. */
+export function requestName(schema: z.ZodType): RequestName {
+  const name = REQUEST_NAMES.get(schema);
+  if (!name) throw new Error('an operation body must be a schema REQUESTS names');
+  return name;
+}
+
 /** What `GET /openapi.json` answers: this document (only its frame is pinned down). */
 export const openApiDocumentSchema = z.looseObject({
   openapi: z.string(),

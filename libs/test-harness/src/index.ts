@@ -23,3 +23,4 @@ export {
 export { openEventStream, type OpenedStream, type StreamEvent } from './event-stream';
 export { publishEvents, testEnvelope } from './publish-events';
 export { startBalancer, type Balancer } from './balancer';
+export { servedRoutes } from './served-routes';

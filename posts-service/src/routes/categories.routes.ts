@@ -1,13 +1,6 @@
-import { createCategoryBody, listCategoriesQuery, updateCategoryBody } from '@community/contracts';
-import {
-  parseId,
-  parseWith,
-  requireActor,
-  sendCreated,
-  sendData,
-  sendPage,
-  type OperationHandlers,
-} from '@community/http-kit';
+import type { OperationHandlers } from '@community/http-kit';
+import type { POST_OPERATIONS } from '@community/openapi';
+import type { TxDeps } from '@community/events';
 import {
   createCategory,
   deleteCategory,
@@ -15,33 +8,14 @@ import {
   readCategory,
   updateCategory,
 } from '../domain/categories';
-import type { TxDeps } from '@community/events';
 
 /** The handlers of the category operations in `POST_OPERATIONS` (libs/openapi), by operation id. */
-export function categoriesHandlers(deps: TxDeps): OperationHandlers {
+export function categoriesHandlers(deps: TxDeps) {
   return {
-    listCategories: async (req, res) => {
-      const { page, limit } = parseWith(listCategoriesQuery, req.query);
-      sendPage(req, res, await listCategories(deps, page, limit));
-    },
-    createCategory: async (req, res) => {
-      const category = await createCategory(
-        deps,
-        requireActor(res.locals),
-        parseWith(createCategoryBody, req.body),
-      );
-      sendCreated(res, category, `/api/v1/categories/${category.id}`);
-    },
-    getCategory: async (req, res) =>
-      sendData(res, await readCategory(deps, parseId(req.params.id, 'category'))),
-    updateCategory: async (req, res) => {
-      const id = parseId(req.params.id, 'category');
-      sendData(
-        res,
-        await updateCategory(deps, requireActor(res.locals), id, parseWith(updateCategoryBody, req.body)),
-      );
-    },
-    deleteCategory: async (req, res) =>
-      sendData(res, await deleteCategory(deps, requireActor(res.locals), parseId(req.params.id, 'category'))),
-  };
+    listCategories: ({ query }) => listCategories(deps, query.page, query.limit),
+    createCategory: ({ actor, body }) => createCategory(deps, actor, body),
+    getCategory: ({ params }) => readCategory(deps, params.id),
+    updateCategory: ({ actor, params, body }) => updateCategory(deps, actor, params.id, body),
+    deleteCategory: ({ actor, params }) => deleteCategory(deps, actor, params.id),
+  } satisfies Partial<OperationHandlers<typeof POST_OPERATIONS>>;
 }

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { operationRoutes } from '@community/http-kit';
+import { runOperations } from '@community/http-kit';
 import { POST_OPERATIONS } from '@community/openapi';
 import { categoriesHandlers } from './categories.routes';
 import { commentsHandlers } from './comments.routes';
@@ -8,9 +8,9 @@ import { moderationHandlers } from './moderation.routes';
 import { postsHandlers, type PostsRouteDeps } from './posts.routes';
 import { tagsHandlers } from './tags.routes';
 
-/** Every public route of posts-service: the operations of its table, each bound to its handler. */
+/** Every public route of posts-service: the operations of its table, each run with its handler. */
 export function postsServiceRoutes(router: Router, deps: PostsRouteDeps & FlagDeps): void {
-  operationRoutes(router, POST_OPERATIONS, {
+  runOperations(router, POST_OPERATIONS, {
     ...postsHandlers(deps),
     ...commentsHandlers(deps),
     ...categoriesHandlers(deps),

@@ -1,57 +1,22 @@
-import {
-  createFlagBody,
-  decideFlagBody,
-  listFlagsQuery,
-  listModerationActionsQuery,
-} from '@community/contracts';
-import {
-  parseId,
-  parseWith,
-  requireActor,
-  sendCreated,
-  sendData,
-  sendPage,
-  sendTimeOrdered,
-  type OperationHandlers,
-} from '@community/http-kit';
+import type { OperationHandlers } from '@community/http-kit';
+import type { POST_OPERATIONS } from '@community/openapi';
 import { listModerationActions, moderationActionsAfter } from '../domain/moderation/actions';
 import { decideFlag, flagContent, listFlags, readFlag, type FlagDeps } from '../domain/moderation/flags';
 
 /** The handlers of the moderation operations in `POST_OPERATIONS` (DESIGN.md §12). */
-export function moderationHandlers(deps: FlagDeps): OperationHandlers {
+export function moderationHandlers(deps: FlagDeps) {
   return {
-    flagPost: async (req, res) => {
-      const target = { type: 'post' as const, id: parseId(req.params.id, 'post') };
-      const body = parseWith(createFlagBody, req.body);
-      const flag = await flagContent(deps, requireActor(res.locals), target, body);
-      sendCreated(res, flag, `/api/v1/flags/${flag.id}`);
-    },
-    flagComment: async (req, res) => {
-      const target = { type: 'comment' as const, id: parseId(req.params.id, 'comment') };
-      const body = parseWith(createFlagBody, req.body);
-      const flag = await flagContent(deps, requireActor(res.locals), target, body);
-      sendCreated(res, flag, `/api/v1/flags/${flag.id}`);
-    },
-    getFlag: async (req, res) =>
-      sendData(res, await readFlag(deps, requireActor(res.locals), parseId(req.params.id, 'flag'))),
-    listFlags: async (req, res) => {
-      const query = parseWith(listFlagsQuery, req.query);
-      sendPage(req, res, await listFlags(deps, requireActor(res.locals), query), query);
-    },
-    decideFlag: async (req, res) => {
-      const id = parseId(req.params.id, 'flag');
-      const body = parseWith(decideFlagBody, req.body);
-      sendData(res, await decideFlag(deps, requireActor(res.locals), id, body));
-    },
-    listModerationActions: async (req, res) => {
-      const query = parseWith(listModerationActionsQuery, req.query);
-      const actor = requireActor(res.locals);
-      await sendTimeOrdered(req, res, {
-        list: { name: 'moderation_actions', scope: '' },
-        query,
-        byPage: () => listModerationActions(deps.sql, actor, query),
-        after: (id) => moderationActionsAfter(deps.sql, actor, query, id),
-      });
-    },
-  };
+    flagPost: ({ actor, params, body }) => flagContent(deps, actor, { type: 'post', id: params.id }, body),
+    flagComment: ({ actor, params, body }) =>
+      flagContent(deps, actor, { type: 'comment', id: params.id }, body),
+    getFlag: ({ actor, params }) => readFlag(deps, actor, params.id),
+    listFlags: ({ actor, query }) => listFlags(deps, actor, query),
+    decideFlag: ({ actor, params, body }) => decideFlag(deps, actor, params.id, body),
+    listModerationActions: ({ actor, query }) => ({
+      list: { name: 'moderation_actions', scope: '' },
+      query,
+      byPage: () => listModerationActions(deps.sql, actor, query),
+      after: (id: number) => moderationActionsAfter(deps.sql, actor, query, id),
+    }),
+  } satisfies Partial<OperationHandlers<typeof POST_OPERATIONS>>;
 }

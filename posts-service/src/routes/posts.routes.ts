@@ -1,16 +1,12 @@
-import { createPostBody, listPostsQuery, postOrder, updatePostBody } from '@community/contracts';
+import { postOrder } from '@community/contracts';
 import {
   answeredNotModified,
-  parseId,
-  parseWith,
+  ANSWERED,
   publicBase,
-  requireActor,
-  sendCreated,
-  sendData,
-  sendTimeOrdered,
   type OperationHandlers,
   type Slots,
 } from '@community/http-kit';
+import type { POST_OPERATIONS } from '@community/openapi';
 import type { Sql } from '@community/db';
 import type { TxDeps } from '@community/events';
 import type { Clock } from '../domain/clock';
@@ -32,54 +28,29 @@ export interface PostsRouteDeps extends TxDeps {
 }
 
 /** The handlers of the posts operations in `POST_OPERATIONS` (libs/openapi), by operation id. */
-export function postsHandlers(deps: PostsRouteDeps): OperationHandlers {
+export function postsHandlers(deps: PostsRouteDeps) {
   return {
-    listPosts: async (req, res) => {
-      const query = parseWith(listPostsQuery, req.query);
-      const { category, author, tag } = query;
-      const send = () =>
-        sendTimeOrdered(req, res, {
-          list: { name: 'posts', scope: JSON.stringify([category, author, tag]) },
-          query,
-          // A search pages by number: its order is not a position a cursor can hold.
-          walkable: postOrder(query).sort === 'latest' && query.q === undefined,
-          byPage: () => listPosts(deps, query),
-          after: (id) => latestPostsAfter(deps, query, id),
-        });
-      await (query.q === undefined ? send() : inSearchSlots(deps.searches, res.locals, query.q, send));
+    listPosts: ({ query, res }) => {
+      const { category, author, tag, q } = query;
+      return {
+        list: { name: 'posts', scope: JSON.stringify([category, author, tag]) },
+        query,
+        // A search pages by number: its order is not a position a cursor can hold.
+        walkable: postOrder(query).sort === 'latest' && q === undefined,
+        byPage: () => listPosts(deps, query),
+        after: (id: number) => latestPostsAfter(deps, query, id),
+        within: q === undefined ? undefined : (answer) => inSearchSlots(deps.searches, res.locals, q, answer),
+      };
     },
-    createPost: async (req, res) => {
-      const post = await createPost(
-        deps,
-        requireActor(res.locals),
-        parseWith(createPostBody, req.body),
-        publicBase(req),
-      );
-      sendCreated(res, post, `/api/v1/posts/${post.id}`);
+    createPost: ({ actor, body, req }) => createPost(deps, actor, body, publicBase(req)),
+    // Reading counts a view: a `304` (nothing changed since the client's copy) counts none.
+    getPost: async ({ actor, params, req, res }) => {
+      const post = await currentPost(deps, deps.views, actor, params.id, publicBase(req));
+      return answeredNotModified(req, res, post) ? ANSWERED : countView(deps.views, post);
     },
-    getPost: async (req, res) => {
-      const id = parseId(req.params.id, 'post');
-      const post = await currentPost(deps, deps.views, requireActor(res.locals), id, publicBase(req));
-      if (!answeredNotModified(req, res, post)) sendData(res, countView(deps.views, post));
-    },
-    updatePost: async (req, res) => {
-      const id = parseId(req.params.id, 'post');
-      sendData(
-        res,
-        await updatePost(
-          deps,
-          requireActor(res.locals),
-          id,
-          parseWith(updatePostBody, req.body),
-          publicBase(req),
-        ),
-      );
-    },
-    deletePost: async (req, res) =>
-      sendData(res, await deletePost(deps, requireActor(res.locals), parseId(req.params.id, 'post'))),
-    likePost: async (req, res) =>
-      sendData(res, await setPostLike(deps, requireActor(res.locals), parseId(req.params.id, 'post'), true)),
-    unlikePost: async (req, res) =>
-      sendData(res, await setPostLike(deps, requireActor(res.locals), parseId(req.params.id, 'post'), false)),
-  };
+    updatePost: ({ actor, params, body, req }) => updatePost(deps, actor, params.id, body, publicBase(req)),
+    deletePost: ({ actor, params }) => deletePost(deps, actor, params.id),
+    likePost: ({ actor, params }) => setPostLike(deps, actor, params.id, true),
+    unlikePost: ({ actor, params }) => setPostLike(deps, actor, params.id, false),
+  } satisfies Partial<OperationHandlers<typeof POST_OPERATIONS>>;
 }

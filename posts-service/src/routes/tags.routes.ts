@@ -1,14 +1,11 @@
-import { listTagsQuery } from '@community/contracts';
-import { parseWith, sendPage, type OperationHandlers } from '@community/http-kit';
+import type { OperationHandlers } from '@community/http-kit';
+import type { POST_OPERATIONS } from '@community/openapi';
 import type { TxDeps } from '@community/events';
 import { listTags } from '../domain/tags';
 
 /** The handler of the tag operation in `POST_OPERATIONS` (libs/openapi). */
-export function tagsHandlers(deps: TxDeps): OperationHandlers {
+export function tagsHandlers(deps: TxDeps) {
   return {
-    listTags: async (req, res) => {
-      const query = parseWith(listTagsQuery, req.query);
-      sendPage(req, res, await listTags(deps.sql, query), query);
-    },
-  };
+    listTags: ({ query }) => listTags(deps.sql, query),
+  } satisfies Partial<OperationHandlers<typeof POST_OPERATIONS>>;
 }

@@ -1,11 +1,6 @@
-import { listNotificationsQuery, markReadBody, MAX_ID, ValidationError } from '@community/contracts';
-import {
-  parseWith,
-  requireActor,
-  sendData,
-  sendTimeOrdered,
-  type OperationHandlers,
-} from '@community/http-kit';
+import { MAX_ID, ValidationError } from '@community/contracts';
+import { ANSWERED, type OperationHandlers } from '@community/http-kit';
+import type { NOTIFICATION_OPERATIONS } from '@community/openapi';
 import type { AppDeps } from '../app';
 import {
   markNotificationsRead,
@@ -17,27 +12,17 @@ import {
 } from '../domain/notifications/read';
 
 /** The handlers of `NOTIFICATION_OPERATIONS` (libs/openapi): your notifications (DESIGN.md §13). */
-export function notificationsHandlers(deps: Pick<AppDeps, 'sql' | 'streams'>): OperationHandlers {
+export function notificationsHandlers(deps: Pick<AppDeps, 'sql' | 'streams'>) {
   return {
-    listNotifications: async (req, res) => {
-      const query = parseWith(listNotificationsQuery, req.query);
-      const actor = requireActor(res.locals);
-      await sendTimeOrdered(req, res, {
-        list: { name: 'notifications', scope: query.unread ? 'unread' : '' },
-        query,
-        byPage: () => readNotifications(deps.sql, actor, query),
-        after: (id) => notificationsAfter(deps.sql, actor, query, id),
-      });
-    },
-    countUnreadNotifications: async (_req, res) =>
-      sendData(res, await unreadCount(deps.sql, requireActor(res.locals))),
-    markNotificationsRead: async (req, res) =>
-      sendData(
-        res,
-        await markNotificationsRead(deps.sql, requireActor(res.locals), parseWith(markReadBody, req.body)),
-      ),
-    streamNotifications: async (req, res) => {
-      const actor = requireActor(res.locals);
+    listNotifications: ({ actor, query }) => ({
+      list: { name: 'notifications', scope: query.unread ? 'unread' : '' },
+      query,
+      byPage: () => readNotifications(deps.sql, actor, query),
+      after: (id: number) => notificationsAfter(deps.sql, actor, query, id),
+    }),
+    countUnreadNotifications: ({ actor }) => unreadCount(deps.sql, actor),
+    markNotificationsRead: ({ actor, body }) => markNotificationsRead(deps.sql, actor, body),
+    streamNotifications: async ({ actor, req, res }) => {
       const recipient = streamRecipient(actor);
       const lastEventId = parseLastEventId(req.headers['last-event-id']);
       // Checked before the stream opens: after it, an error could no longer be an answer.
@@ -53,8 +38,9 @@ export function notificationsHandlers(deps: Pick<AppDeps, 'sql' | 'streams'>): O
         // The stream is open already: closing it is the answer; the client reconnects and replays.
         stream.close();
       }
+      return ANSWERED;
     },
-  };
+  } satisfies Partial<OperationHandlers<typeof NOTIFICATION_OPERATIONS>>;
 }
 
 /** `Last-Event-ID` as this API writes ids; anything else is a client bug worth a clear 400. */

@@ -1,23 +1,5 @@
-import {
-  listUsersQuery,
-  registerBody,
-  setPlanBody,
-  setRoleBody,
-  suspensionBody,
-  updateMeBody,
-} from '@community/contracts';
-import {
-  inSlots,
-  parseId,
-  parseWith,
-  publicBase,
-  requireActor,
-  sendCreated,
-  sendData,
-  sendPage,
-  type OperationHandlers,
-  type Slots,
-} from '@community/http-kit';
+import { inSlots, publicBase, type OperationHandlers, type Slots } from '@community/http-kit';
+import type { USER_OPERATIONS } from '@community/openapi';
 import type { TxDeps } from '@community/events';
 import { changePlan, changeRole } from '../domain/users/admin';
 import { listUsers, readMe, readUser } from '../domain/users/read-users';
@@ -27,48 +9,21 @@ import { liftSuspension, suspendUser } from '../domain/users/suspension';
 import { updateMe } from '../domain/users/update-me';
 
 /** The handlers of the account and profile operations in `USER_OPERATIONS` (libs/openapi). */
-export function usersHandlers(deps: TxDeps & { searches: Slots }): OperationHandlers {
+export function usersHandlers(deps: TxDeps & { searches: Slots }) {
   return {
-    register: async (req, res) => {
-      const user = await registerUser(deps, parseWith(registerBody, req.body), String(res.locals.clientIp));
-      sendCreated(res, toMe(user, publicBase(req)), `/api/v1/users/${user.id}`);
-    },
-    listUsers: async (req, res) => {
-      requireActor(res.locals);
-      const query = parseWith(listUsersQuery, req.query);
+    register: async ({ body, req, res }) =>
+      toMe(await registerUser(deps, body, String(res.locals.clientIp)), publicBase(req)),
+    listUsers: ({ query, req, res }) => {
       const list = () => listUsers(deps.sql, query, publicBase(req));
-      const page = await (query.q === undefined
-        ? list()
-        : inSlots(deps.searches, res.locals, 'lookups', list));
-      sendPage(req, res, page, query);
+      return query.q === undefined ? list() : inSlots(deps.searches, res.locals, 'lookups', list);
     },
-    getMe: async (req, res) =>
-      sendData(res, await readMe(deps.sql, requireActor(res.locals).userId, publicBase(req))),
-    updateMe: async (req, res) =>
-      sendData(
-        res,
-        await updateMe(deps, requireActor(res.locals), parseWith(updateMeBody, req.body), publicBase(req)),
-      ),
-    getUser: async (req, res) => {
-      requireActor(res.locals);
-      sendData(res, await readUser(deps.sql, parseId(req.params.id, 'user'), publicBase(req)));
-    },
-    setUserPlan: async (req, res) => {
-      const id = parseId(req.params.id, 'user');
-      const body = parseWith(setPlanBody, req.body);
-      sendData(res, await changePlan(deps, requireActor(res.locals), id, body, publicBase(req)));
-    },
-    setUserRole: async (req, res) => {
-      const id = parseId(req.params.id, 'user');
-      const { role } = parseWith(setRoleBody, req.body);
-      sendData(res, await changeRole(deps, requireActor(res.locals), id, role, publicBase(req)));
-    },
-    suspendUser: async (req, res) => {
-      const id = parseId(req.params.id, 'user');
-      const body = parseWith(suspensionBody, req.body);
-      sendData(res, await suspendUser(deps, requireActor(res.locals), id, body));
-    },
-    liftSuspension: async (req, res) =>
-      sendData(res, await liftSuspension(deps, requireActor(res.locals), parseId(req.params.id, 'user'))),
-  };
+    getMe: ({ actor, req }) => readMe(deps.sql, actor.userId, publicBase(req)),
+    updateMe: ({ actor, body, req }) => updateMe(deps, actor, body, publicBase(req)),
+    getUser: ({ params, req }) => readUser(deps.sql, params.id, publicBase(req)),
+    setUserPlan: ({ actor, params, body, req }) => changePlan(deps, actor, params.id, body, publicBase(req)),
+    setUserRole: ({ actor, params, body, req }) =>
+      changeRole(deps, actor, params.id, body.role, publicBase(req)),
+    suspendUser: ({ actor, params, body }) => suspendUser(deps, actor, params.id, body),
+    liftSuspension: ({ actor, params }) => liftSuspension(deps, actor, params.id),
+  } satisfies Partial<OperationHandlers<typeof USER_OPERATIONS>>;
 }

@@ -1,26 +1,6 @@
 import type { Router } from 'express';
-import {
-  createWebhookBody,
-  listDeliveriesQuery,
-  listEventsQuery,
-  paginationQuery,
-  replayBody,
-  updateWebhookBody,
-} from '@community/contracts';
-import {
-  encodeCursor,
-  parseId,
-  parseWith,
-  requireActor,
-  sendCreated,
-  sendData,
-  sendPage,
-  sendTimeOrdered,
-  operationRoutes,
-  type OperationHandlers,
-} from '@community/http-kit';
+import { encodeCursor, runOperations, type OperationHandlers } from '@community/http-kit';
 import { WEBHOOK_OPERATIONS } from '@community/openapi';
-import { z } from 'zod';
 import { listDeliveries, listDeliveriesAfter, redeliver } from '../domain/deliveries';
 import { eventsAfter, listEvents, pingEndpoint, positionInLog, positionOf } from '../domain/event-log';
 import { replay } from '../domain/replay';
@@ -35,93 +15,54 @@ import {
   type EndpointDeps,
 } from '../domain/endpoints';
 
-const listQuery = z.object({ ...paginationQuery });
-
 export interface WebhooksRouteDeps extends EndpointDeps {
   /** Called after a redelivery is queued, so it goes out at once. */
   kickDispatcher: () => void;
 }
 
 /** The handlers of `WEBHOOK_OPERATIONS` (libs/openapi), by operation id. */
-function webhooksHandlers(deps: WebhooksRouteDeps): OperationHandlers {
+function webhooksHandlers(deps: WebhooksRouteDeps): OperationHandlers<typeof WEBHOOK_OPERATIONS> {
   return {
-    listWebhooks: async (req, res) => {
-      const actor = requireActor(res.locals);
-      const { page, limit } = parseWith(listQuery, req.query);
-      sendPage(req, res, await listOwnEndpoints(deps, actor, page, limit));
-    },
-    createWebhook: async (req, res) => {
-      const created = await createEndpoint(
-        deps,
-        requireActor(res.locals),
-        parseWith(createWebhookBody, req.body),
-      );
-      sendCreated(res, created, `/api/v1/webhooks/${created.id}`);
-    },
-    getWebhook: async (req, res) =>
-      sendData(
-        res,
-        toWebhook(await readEndpoint(deps, requireActor(res.locals), parseId(req.params.id, 'webhook'))),
-      ),
-    updateWebhook: async (req, res) => {
-      const id = parseId(req.params.id, 'webhook');
-      sendData(
-        res,
-        await updateEndpoint(deps, requireActor(res.locals), id, parseWith(updateWebhookBody, req.body)),
-      );
-    },
-    deleteWebhook: async (req, res) =>
-      sendData(res, await deleteEndpoint(deps, requireActor(res.locals), parseId(req.params.id, 'webhook'))),
-    rotateWebhookSecret: async (req, res) =>
-      sendData(
-        res,
-        await rotateEndpointSecret(deps, requireActor(res.locals), parseId(req.params.id, 'webhook')),
-      ),
-    listWebhookDeliveries: async (req, res) => {
-      const id = parseId(req.params.id, 'webhook');
-      const query = parseWith(listDeliveriesQuery, req.query);
-      const actor = requireActor(res.locals);
-      await sendTimeOrdered(req, res, {
-        list: { name: 'deliveries', scope: `${id}:${query.status ?? ''}` },
-        query,
-        byPage: () => listDeliveries(deps, actor, id, query),
-        after: (after) => listDeliveriesAfter(deps, actor, id, query, after),
-      });
-    },
-    testWebhook: async (req, res) =>
-      sendData(res, await pingEndpoint(deps, requireActor(res.locals), parseId(req.params.id, 'webhook'))),
-    replayWebhook: async (req, res) => {
-      const id = parseId(req.params.id, 'webhook');
-      const answer = await replay(deps, requireActor(res.locals), id, parseWith(replayBody, req.body));
+    listWebhooks: ({ actor, query }) => listOwnEndpoints(deps, actor, query.page, query.limit),
+    createWebhook: ({ actor, body }) => createEndpoint(deps, actor, body),
+    getWebhook: async ({ actor, params }) => toWebhook(await readEndpoint(deps, actor, params.id)),
+    updateWebhook: ({ actor, params, body }) => updateEndpoint(deps, actor, params.id, body),
+    deleteWebhook: ({ actor, params }) => deleteEndpoint(deps, actor, params.id),
+    rotateWebhookSecret: ({ actor, params }) => rotateEndpointSecret(deps, actor, params.id),
+    listWebhookDeliveries: ({ actor, params, query }) => ({
+      list: { name: 'deliveries', scope: `${params.id}:${query.status ?? ''}` },
+      query,
+      byPage: () => listDeliveries(deps, actor, params.id, query),
+      after: (after: number) => listDeliveriesAfter(deps, actor, params.id, query, after),
+    }),
+    testWebhook: ({ actor, params }) => pingEndpoint(deps, actor, params.id),
+    replayWebhook: async ({ actor, params, body }) => {
+      const answer = await replay(deps, actor, params.id, body);
       deps.kickDispatcher();
-      sendData(res, answer, 202);
+      return answer;
     },
-    listEvents: async (req, res) => {
-      const { after, ...query } = parseWith(listEventsQuery, req.query);
-      const actor = requireActor(res.locals);
+    listEvents: async ({ actor, query: { after, ...query } }) => {
       const list = { name: 'events', scope: (query.types ?? []).join(',') };
       // after=<id> starts a walk after that event: the position a cursor would hold.
       const cursor =
         query.cursor ?? (after === undefined ? undefined : encodeCursor(list, await positionOf(deps, after)));
-      await sendTimeOrdered(req, res, {
+      return {
         list,
         query: { ...query, cursor },
         byPage: () => listEvents(deps, actor, query),
-        after: (seq) => eventsAfter(deps, actor, query, seq),
+        after: (seq: number) => eventsAfter(deps, actor, query, seq),
         position: positionInLog,
-      });
+      };
     },
-    redeliverWebhookDelivery: async (req, res) => {
-      const id = parseId(req.params.id, 'webhook');
-      const deliveryId = parseId(req.params.delivery_id, 'delivery');
-      const delivery = await redeliver(deps, requireActor(res.locals), id, deliveryId);
+    redeliverWebhookDelivery: async ({ actor, params }) => {
+      const delivery = await redeliver(deps, actor, params.id, params.delivery_id);
       deps.kickDispatcher();
-      sendData(res, delivery);
+      return delivery;
     },
   };
 }
 
-/** Every public route of webhook-service: the operations of its table, each bound to its handler. */
+/** Every public route of webhook-service: the operations of its table, each run with its handler. */
 export function webhooksRoutes(router: Router, deps: WebhooksRouteDeps): void {
-  operationRoutes(router, WEBHOOK_OPERATIONS, webhooksHandlers(deps));
+  runOperations(router, WEBHOOK_OPERATIONS, webhooksHandlers(deps));
 }

@@ -1,7 +1,7 @@
-import type { OperationSpec } from '../operation';
+import { servedBy, type OperationDeclaration } from '../operation';
 
 /** What the gateway answers itself (gateway/src/pipeline.ts). */
-export const GATEWAY_OPERATIONS: OperationSpec[] = [
+export const GATEWAY_OPERATIONS = servedBy(null, [
   {
     id: 'getApiInfo',
     method: 'get',
@@ -21,4 +21,4 @@ export const GATEWAY_OPERATIONS: OperationSpec[] = [
     scope: null,
     response: { status: 200, kind: 'document', schema: null, description: 'The OpenAPI 3.1 document.' },
   },
-];
+] as const satisfies readonly OperationDeclaration[]);

@@ -1,14 +1,15 @@
 import {
   listNotificationsQuery,
+  markReadBody,
   MAX_LIKE_ACTORS,
   MAX_MENTIONS,
   MAX_STREAMS_PER_ACCOUNT,
   STREAM_REPLAY_LIMIT,
 } from '@community/contracts';
-import type { OperationSpec } from '../operation';
+import { servedBy, type OperationDeclaration } from '../operation';
 
 /** users-service: your notifications and their live stream (DESIGN.md §13; bound in users-service/src/routes). */
-export const NOTIFICATION_OPERATIONS: OperationSpec[] = [
+export const NOTIFICATION_OPERATIONS = servedBy('users', [
   {
     id: 'listNotifications',
     method: 'get',
@@ -44,7 +45,7 @@ export const NOTIFICATION_OPERATIONS: OperationSpec[] = [
     description:
       '`{"ids": [...]}` (up to 100) or `{"all": true}`. Only your own unread ones change; `marked` counts them (ids of others, unknown or already read are not counted).',
     scope: 'write',
-    body: 'MarkReadRequest',
+    body: markReadBody,
     response: { status: 200, kind: 'single', schema: 'Marked', description: 'How many were marked read.' },
   },
   {
@@ -62,4 +63,4 @@ export const NOTIFICATION_OPERATIONS: OperationSpec[] = [
       description: 'The stream; it stays open.',
     },
   },
-];
+] as const satisfies readonly OperationDeclaration[]);

@@ -1,11 +1,17 @@
-import { authorizationQuery, MAX_OAUTH_APPS_PER_USER } from '@community/contracts';
-import type { OperationSpec } from '../operation';
+import {
+  authorizationQuery,
+  createOAuthAppBody,
+  MAX_OAUTH_APPS_PER_USER,
+  revocationRequest,
+  tokenRequest,
+} from '@community/contracts';
+import { servedBy, type OperationDeclaration } from '../operation';
 import { ref } from '../responses';
 
 const OWNER = "Owner only: another user's app is `404`.";
 
 /** users-service: OAuth apps, the authorize redirect and the protocol endpoints (bound in users-service/src/routes). */
-export const OAUTH_OPERATIONS: OperationSpec[] = [
+export const OAUTH_OPERATIONS = servedBy('users', [
   {
     id: 'listOAuthApps',
     method: 'get',
@@ -26,13 +32,14 @@ export const OAUTH_OPERATIONS: OperationSpec[] = [
     description: `A \`confidential\` app (the default) gets its \`client_secret\` in this answer only; a \`public\` one (a browser or native app) has none and must use PKCE. Redirect URIs: https, or plain http on \`127.0.0.1\`, \`[::1]\` or \`localhost\`; no fragment. At most ${MAX_OAUTH_APPS_PER_USER} apps per user (\`409\` beyond).`,
     scope: 'keys',
     session: true,
-    body: 'CreateOAuthAppRequest',
+    body: createOAuthAppBody,
     response: {
       status: 201,
       kind: 'single',
       schema: 'OAuthAppWithSecret',
       description: 'The new app with its client id and, for a confidential app, its secret.',
       noStore: true,
+      location: '/oauth/apps/{id}',
     },
     errors: [409],
   },
@@ -40,6 +47,7 @@ export const OAUTH_OPERATIONS: OperationSpec[] = [
     id: 'getOAuthApp',
     method: 'get',
     path: '/oauth/apps/{id}',
+    resource: 'OAuth app',
     tag: 'OAuth',
     summary: 'Read an OAuth app',
     description: OWNER,
@@ -51,6 +59,7 @@ export const OAUTH_OPERATIONS: OperationSpec[] = [
     id: 'deleteOAuthApp',
     method: 'delete',
     path: '/oauth/apps/{id}',
+    resource: 'OAuth app',
     tag: 'OAuth',
     summary: 'Delete an OAuth app',
     description: `Every token issued to it stops working within seconds. ${OWNER}`,
@@ -62,6 +71,7 @@ export const OAUTH_OPERATIONS: OperationSpec[] = [
     id: 'rotateOAuthAppSecret',
     method: 'post',
     path: '/oauth/apps/{id}/rotate-secret',
+    resource: 'OAuth app',
     tag: 'OAuth',
     summary: 'Rotate the client secret',
     description: `The old secret stops working at once; tokens already issued run to their expiry. A public app has no secret (\`409\`). ${OWNER}`,
@@ -110,7 +120,7 @@ export const OAUTH_OPERATIONS: OperationSpec[] = [
     description:
       'RFC 6749 §3.2. A form body with one of three grants: `authorization_code` (with `code`, `redirect_uri` and the PKCE `code_verifier`), `refresh_token` (answers a new refresh token and uses up the one sent; presenting a used one ends the whole grant) or `client_credentials` (confidential apps acting as their owner; no refresh token). Confidential apps authenticate with HTTP Basic (`client_secret_basic`: id and secret form-encoded, RFC 6749 §2.3.1) or `client_id` + `client_secret` in the form (`client_secret_post`); public apps send `client_id` alone. Errors are RFC 6749 §5.2 bodies `{error, error_description}`, not the API envelope.',
     scope: null,
-    body: 'TokenRequest',
+    body: tokenRequest,
     form: true,
     protocol: 'oauth',
     response: {
@@ -131,7 +141,7 @@ export const OAUTH_OPERATIONS: OperationSpec[] = [
     description:
       'RFC 7009. The app authenticates as at the token endpoint. Revoking a refresh token ends its whole grant, access tokens included; revoking an access token ends that token. A token that is unknown, expired or already revoked is `200` too; a token issued to another app is `400 invalid_grant`.',
     scope: null,
-    body: 'RevocationRequest',
+    body: revocationRequest,
     form: true,
     protocol: 'oauth',
     response: {
@@ -170,4 +180,4 @@ export const OAUTH_OPERATIONS: OperationSpec[] = [
       },
     },
   },
-];
+] as const satisfies readonly OperationDeclaration[]);

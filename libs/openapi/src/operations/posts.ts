@@ -1,4 +1,10 @@
 import {
+  createCategoryBody,
+  createCommentBody,
+  createFlagBody,
+  createPostBody,
+  decideFlagBody,
+  FLAGS_TO_HIDE,
   listAllCommentsQuery,
   listCategoriesQuery,
   listCommentsQuery,
@@ -6,16 +12,18 @@ import {
   listModerationActionsQuery,
   listPostsQuery,
   listTagsQuery,
-  FLAGS_TO_HIDE,
   MAX_TAGS,
+  updateCategoryBody,
+  updateCommentBody,
+  updatePostBody,
 } from '@community/contracts';
-import type { OperationSpec } from '../operation';
+import { servedBy, type OperationDeclaration } from '../operation';
 
 const TRENDING =
   '`trending` ranks by `(likes + 2·replies + views/10) / (age_in_hours + 2)^1.5`, computed at request time.';
 
 /** posts-service: posts, comments and categories (bound in posts-service/src/routes). */
-export const POST_OPERATIONS: OperationSpec[] = [
+export const POST_OPERATIONS = servedBy('posts', [
   {
     id: 'listPosts',
     method: 'get',
@@ -35,12 +43,13 @@ export const POST_OPERATIONS: OperationSpec[] = [
     summary: 'Create a post',
     description: `\`category_id\` must name an existing category; at most ${MAX_TAGS} tags. Emits \`post.created\`.`,
     scope: 'write',
-    body: 'CreatePostRequest',
+    body: createPostBody,
     response: {
       status: 201,
       kind: 'single',
       schema: 'PostDetail',
       description: 'The new post (detail form).',
+      location: '/posts/{id}',
     },
   },
   {
@@ -62,7 +71,7 @@ export const POST_OPERATIONS: OperationSpec[] = [
     description:
       'Partial: send at least one field. The author, or a moderator with `moderate`; `is_pinned` and `is_locked` are for moderators only. Emits `post.updated` when something changed.',
     scope: 'write',
-    body: 'UpdatePostRequest',
+    body: updatePostBody,
     response: { status: 200, kind: 'single', schema: 'PostDetail', description: 'The updated post.' },
   },
   {
@@ -127,8 +136,14 @@ export const POST_OPERATIONS: OperationSpec[] = [
     description:
       '`parent_id` must be a comment on the same post. A locked post answers `403 post_locked`. Emits `comment.created`.',
     scope: 'write',
-    body: 'CreateCommentRequest',
-    response: { status: 201, kind: 'single', schema: 'Comment', description: 'The new comment.' },
+    body: createCommentBody,
+    response: {
+      status: 201,
+      kind: 'single',
+      schema: 'Comment',
+      description: 'The new comment.',
+      location: '/comments/{id}',
+    },
   },
   {
     id: 'getComment',
@@ -147,7 +162,7 @@ export const POST_OPERATIONS: OperationSpec[] = [
     summary: 'Edit a comment',
     description: 'The author, or a moderator with `moderate`.',
     scope: 'write',
-    body: 'UpdateCommentRequest',
+    body: updateCommentBody,
     response: { status: 200, kind: 'single', schema: 'Comment', description: 'The edited comment.' },
   },
   {
@@ -211,8 +226,14 @@ export const POST_OPERATIONS: OperationSpec[] = [
     summary: 'Create a category',
     description: 'Admins only. The slug derives from the name unless given; a taken slug is `409`.',
     scope: 'admin',
-    body: 'CreateCategoryRequest',
-    response: { status: 201, kind: 'single', schema: 'Category', description: 'The new category.' },
+    body: createCategoryBody,
+    response: {
+      status: 201,
+      kind: 'single',
+      schema: 'Category',
+      description: 'The new category.',
+      location: '/categories/{id}',
+    },
     errors: [409],
   },
   {
@@ -232,7 +253,7 @@ export const POST_OPERATIONS: OperationSpec[] = [
     summary: 'Update a category',
     description: 'Admins only; a taken slug is `409`.',
     scope: 'admin',
-    body: 'UpdateCategoryRequest',
+    body: updateCategoryBody,
     response: { status: 200, kind: 'single', schema: 'Category', description: 'The updated category.' },
     errors: [409],
   },
@@ -255,8 +276,14 @@ export const POST_OPERATIONS: OperationSpec[] = [
     summary: 'Flag a post',
     description: `For moderators to review. One open flag per member and post (\`409\`); your own post is \`403\`. When ${FLAGS_TO_HIDE} members hold open flags on a post it is hidden until a moderator decides: a \`404\` for everyone but its author and moderators (who see \`is_hidden: true\`), and out of every list, count and search.`,
     scope: 'write',
-    body: 'CreateFlagRequest',
-    response: { status: 201, kind: 'single', schema: 'Flag', description: 'Your open flag.' },
+    body: createFlagBody,
+    response: {
+      status: 201,
+      kind: 'single',
+      schema: 'Flag',
+      description: 'Your open flag.',
+      location: '/flags/{id}',
+    },
     errors: [409],
   },
   {
@@ -267,8 +294,14 @@ export const POST_OPERATIONS: OperationSpec[] = [
     summary: 'Flag a comment',
     description: "As `POST /posts/{id}/flags`, for a comment: a hidden comment leaves its post's `replies`.",
     scope: 'write',
-    body: 'CreateFlagRequest',
-    response: { status: 201, kind: 'single', schema: 'Flag', description: 'Your open flag.' },
+    body: createFlagBody,
+    response: {
+      status: 201,
+      kind: 'single',
+      schema: 'Flag',
+      description: 'Your open flag.',
+      location: '/flags/{id}',
+    },
     errors: [409],
   },
   {
@@ -302,7 +335,7 @@ export const POST_OPERATIONS: OperationSpec[] = [
     description:
       "Decides every open flag on the flag's post or comment. `resolved` with `action`: `none` (default; the item stays as it is), `hide`, `unhide` or `delete` (emits `post.deleted` or `comment.deleted` as any delete does); `dismissed` shows a hidden item again and takes no other action. A flag already decided is `409`. Hiding is no public event.",
     scope: 'moderate',
-    body: 'DecideFlagRequest',
+    body: decideFlagBody,
     response: { status: 200, kind: 'single', schema: 'Flag', description: 'The flag as decided.' },
     errors: [409],
   },
@@ -318,4 +351,4 @@ export const POST_OPERATIONS: OperationSpec[] = [
     query: listModerationActionsQuery,
     response: { status: 200, kind: 'page', schema: 'ModerationAction', description: 'A page of the log.' },
   },
-];
+] as const satisfies readonly OperationDeclaration[]);

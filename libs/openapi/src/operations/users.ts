@@ -1,8 +1,16 @@
-import { listUsersQuery } from '@community/contracts';
-import type { OperationSpec } from '../operation';
+import {
+  createKeyBody,
+  listUsersQuery,
+  registerBody,
+  setPlanBody,
+  setRoleBody,
+  suspensionBody,
+  updateMeBody,
+} from '@community/contracts';
+import { servedBy, type OperationDeclaration } from '../operation';
 
 /** users-service: accounts, profiles and API keys (bound in users-service/src/routes). */
-export const USER_OPERATIONS: OperationSpec[] = [
+export const USER_OPERATIONS = servedBy('users', [
   {
     id: 'register',
     method: 'post',
@@ -12,12 +20,13 @@ export const USER_OPERATIONS: OperationSpec[] = [
     description:
       'No key needed; at most 20 registrations per hour per client address. A taken username or email is `409`. Emits `user.registered`.',
     scope: null,
-    body: 'RegisterRequest',
+    body: registerBody,
     response: {
       status: 201,
       kind: 'single',
       schema: 'Me',
       description: 'Your new account, with `email`, `role` and `plan`.',
+      location: '/users/{id}',
     },
     errors: [409],
   },
@@ -55,7 +64,7 @@ export const USER_OPERATIONS: OperationSpec[] = [
     summary: 'Update your profile',
     description: '`avatar: null` returns to the default avatar.',
     scope: 'write',
-    body: 'UpdateMeRequest',
+    body: updateMeBody,
     response: { status: 200, kind: 'single', schema: 'Me', description: 'Your updated account.' },
   },
   {
@@ -111,7 +120,7 @@ export const USER_OPERATIONS: OperationSpec[] = [
     description:
       'Admins only. `hourly_limit` and `daily_limit` only with `enterprise` (and then both are required unless already set).',
     scope: 'admin',
-    body: 'SetPlanRequest',
+    body: setPlanBody,
     response: { status: 200, kind: 'single', schema: 'Me', description: 'The changed account.' },
   },
   {
@@ -122,7 +131,7 @@ export const USER_OPERATIONS: OperationSpec[] = [
     summary: "Change a user's role",
     description: 'Admins only.',
     scope: 'admin',
-    body: 'SetRoleRequest',
+    body: setRoleBody,
     response: { status: 200, kind: 'single', schema: 'Me', description: 'The changed account.' },
   },
   {
@@ -134,7 +143,7 @@ export const USER_OPERATIONS: OperationSpec[] = [
     description:
       'Moderators and admins; never an admin, never yourself (`403`). Without `until` the suspension lasts until lifted; a second call replaces it. Within 5 s every key and OAuth token of the account is answered `403 account_suspended` with `details.until` and `details.reason`, and the account pages say so and refuse new keys. `until` passing lifts it by itself.',
     scope: 'moderate',
-    body: 'SuspensionRequest',
+    body: suspensionBody,
     response: { status: 200, kind: 'single', schema: 'Suspension', description: 'The suspension.' },
   },
   {
@@ -174,13 +183,14 @@ export const USER_OPERATIONS: OperationSpec[] = [
       'The answer is the only time `key` is shown. Scopes default to `read write` ∩ those of the credential used and can never exceed them; a request that would mint a key without any scope is `400`. A key minted by a key or access token never outlives it: `expires_at` defaults to the parent’s, and a later one is `400`. `expires_at` must be at most `9999-12-31T23:59:59Z` after its offset.',
     scope: 'keys',
     session: true,
-    body: 'CreateApiKeyRequest',
+    body: createKeyBody,
     response: {
       status: 201,
       kind: 'single',
       schema: 'CreatedApiKey',
       description: 'The new key, shown this once.',
       noStore: true,
+      location: '/keys/{id}',
     },
     errors: [409],
   },
@@ -195,4 +205,4 @@ export const USER_OPERATIONS: OperationSpec[] = [
     session: true,
     response: { status: 200, kind: 'single', schema: 'Deleted', description: 'The key is revoked.' },
   },
-];
+] as const satisfies readonly OperationDeclaration[]);

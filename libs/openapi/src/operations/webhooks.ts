@@ -1,18 +1,21 @@
 import {
+  createWebhookBody,
   EVENT_RETENTION_DAYS,
   listDeliveriesQuery,
   listEventsQuery,
   MAX_REPLAY_EVENTS,
   MAX_WEBHOOKS_PER_USER,
   paginationQuery,
+  replayBody,
+  updateWebhookBody,
 } from '@community/contracts';
 import { z } from 'zod';
-import type { OperationSpec } from '../operation';
+import { servedBy, type OperationDeclaration } from '../operation';
 
 const OWNER = "Owner only: another user's endpoint is `404`.";
 
 /** webhook-service: endpoints and their deliveries (bound in webhook-service/src/routes). */
-export const WEBHOOK_OPERATIONS: OperationSpec[] = [
+export const WEBHOOK_OPERATIONS = servedBy('webhooks', [
   {
     id: 'listWebhooks',
     method: 'get',
@@ -31,12 +34,13 @@ export const WEBHOOK_OPERATIONS: OperationSpec[] = [
     summary: 'Register a webhook endpoint',
     description: `Public http(s) receivers only (no loopback, private or link-local addresses). At most ${MAX_WEBHOOKS_PER_USER} per user (\`409\` beyond). The answer carries the signing \`secret\`, shown only here and on rotation.`,
     scope: 'webhooks',
-    body: 'CreateWebhookRequest',
+    body: createWebhookBody,
     response: {
       status: 201,
       kind: 'single',
       schema: 'CreatedWebhook',
       description: 'The new endpoint with its secret.',
+      location: '/webhooks/{id}',
     },
     errors: [409],
   },
@@ -58,7 +62,7 @@ export const WEBHOOK_OPERATIONS: OperationSpec[] = [
     summary: 'Change a webhook endpoint',
     description: `Partial: send at least one field. \`enabled: true\` turns a disabled endpoint back on. ${OWNER}`,
     scope: 'webhooks',
-    body: 'UpdateWebhookRequest',
+    body: updateWebhookBody,
     response: { status: 200, kind: 'single', schema: 'Webhook', description: 'The changed endpoint.' },
   },
   {
@@ -121,7 +125,7 @@ export const WEBHOOK_OPERATIONS: OperationSpec[] = [
     summary: 'Replay a window of events',
     description: `${OWNER} Every logged event between \`since\` and \`until\` (default now; the log keeps ${EVENT_RETENTION_DAYS} days) that the endpoint subscribes to — and \`events\` names, when given — is delivered again under its original \`webhook-id\`, so the receiver de-duplicates. At most ${MAX_REPLAY_EVENTS} events a call (\`400\` beyond, saying how many); queued behind nobody else's deliveries. A disabled endpoint is \`409\`. One replay at a time per endpoint: while deliveries a replay queued are still pending, another is \`409 replay_in_progress\`. In any 24 hours (rolling, not the calendar day) an endpoint may be replayed 3 times and an account may replay 20,000 deliveries; beyond either, \`429 replay_limited\`, whose \`Retry-After\` and \`retry_after\` say when enough of the allowance frees for this replay. A window with nothing to replay answers \`{"queued": 0}\` and counts towards nothing.`,
     scope: 'webhooks',
-    body: 'ReplayRequest',
+    body: replayBody,
     response: {
       status: 202,
       kind: 'single',
@@ -141,4 +145,4 @@ export const WEBHOOK_OPERATIONS: OperationSpec[] = [
     query: listEventsQuery,
     response: { status: 200, kind: 'page', schema: 'EventLogEntry', description: 'A page of events.' },
   },
-];
+] as const satisfies readonly OperationDeclaration[]);
