@@ -82,7 +82,7 @@ function endpoint(
   return { method, template, path, as: opts.as ?? 'member', body: opts.body, query: opts.query };
 }
 
-/** Every endpoint of the public API (README "Endpoints"), with the fields and parameters it takes. */
+/** Every endpoint of the public API (docs/api.md's route tables), with its fields and parameters. */
 export const ENDPOINTS: Endpoint[] = [
   endpoint('GET', '/api/v1'),
   endpoint('POST', '/api/v1/auth/register', {
@@ -187,3 +187,35 @@ export const ENDPOINTS: Endpoint[] = [
     as: 'member',
   },
 ];
+
+const LATER = 'not fuzzed yet: added to the operation tables after this list was written';
+const OAUTH = 'an OAuth protocol endpoint: RFC 6749 bodies and errors, not the API envelope';
+
+/** The document's operations the fuzz leaves out, as `METHOD /path`, each with why. */
+export const NOT_FUZZED: Record<string, string> = {
+  'GET /api/v1/openapi.json': 'one fixed document: no parameter, field or id to fuzz',
+  'GET /api/v1/notifications/stream': 'a stream stays open, and a fuzzed case must end',
+  'GET /avatars/{id}.svg': 'an SVG picture outside the API and its envelope',
+  'GET /api/v1/oauth/authorize': 'a redirect that passes its query on unread to the account pages',
+  'POST /api/v1/oauth/token': OAUTH,
+  'POST /api/v1/oauth/revoke': OAUTH,
+  'GET /.well-known/oauth-authorization-server': OAUTH,
+  'POST /api/v1/webhooks/{id}/test': 'calls out to the receiver, up to 5 s a case',
+  'POST /api/v1/webhooks/{id}/replay': 'a daily allowance per endpoint the fuzz would use up at once',
+  'GET /api/v1/comments': LATER,
+  'GET /api/v1/tags': LATER,
+  'GET /api/v1/events': LATER,
+  'POST /api/v1/posts/{id}/flags': LATER,
+  'POST /api/v1/comments/{id}/flags': LATER,
+  'GET /api/v1/flags': LATER,
+  'GET /api/v1/flags/{id}': LATER,
+  'PUT /api/v1/flags/{id}': LATER,
+  'GET /api/v1/moderation/actions': LATER,
+  'PUT /api/v1/users/{id}/suspension': LATER,
+  'DELETE /api/v1/users/{id}/suspension': LATER,
+  'GET /api/v1/oauth/apps': LATER,
+  'POST /api/v1/oauth/apps': LATER,
+  'GET /api/v1/oauth/apps/{id}': LATER,
+  'DELETE /api/v1/oauth/apps/{id}': LATER,
+  'POST /api/v1/oauth/apps/{id}/rotate-secret': LATER,
+};
