@@ -123,7 +123,8 @@ async function waitReady(spec: ServiceSpec, child: ChildProcess): Promise<void> 
   throw new Error(`${spec.dir} was not ready within 60 s`);
 }
 
-async function main(): Promise<void> {
+/** Exits with the command that starts the first of PostgreSQL, Redis or RabbitMQ that is not reachable. */
+async function requireInfrastructure(): Promise<void> {
   for (const infra of INFRA) {
     if (!(await reachable(infra.url, infra.defaultPort))) {
       process.stderr.write(
@@ -132,58 +133,52 @@ async function main(): Promise<void> {
       process.exit(1);
     }
   }
+}
 
-  const children: ChildProcess[] = [];
-  let stopping = false;
-  const stopAll = (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
-    Promise.all(
-      children.map((child) => (child.exitCode === null ? new Promise((r) => child.once('exit', r)) : null)),
-    ).then(() => process.exit(code));
-  };
-  process.on('SIGINT', () => stopAll(0));
-  process.on('SIGTERM', () => stopAll(0));
+/** The running services, and how to stop them all (on Ctrl-C, or when one stops by itself). */
+class Stack {
+  readonly children: ChildProcess[] = [];
+  private stopping = false;
 
-  for (const spec of SERVICES) {
+  constructor() {
+    process.on('SIGINT', () => this.stop(0));
+    process.on('SIGTERM', () => this.stop(0));
+  }
+
+  start(spec: ServiceSpec): void {
     spec.port = Number(env[spec.portVar] || spec.port);
-    const child = spawn(
-      process.execPath,
-      [
-        ...(spec.nodeArgs ?? []),
-        '--conditions=source',
-        '--import',
-        'tsx',
-        path.join(spec.dir, 'src/main.ts'),
-      ],
-      {
-        cwd: root,
-        env: { ...env, [spec.portVar]: String(spec.port) },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    children.push(child);
+    const args = [...(spec.nodeArgs ?? []), '--conditions=source', '--import', 'tsx'];
+    const child = spawn(process.execPath, [...args, path.join(spec.dir, 'src/main.ts')], {
+      cwd: root,
+      env: { ...env, [spec.portVar]: String(spec.port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.children.push(child);
     pipeWithPrefix(child, spec);
     child.once('exit', (code, signal) => {
-      if (!stopping) {
-        process.stderr.write(
-          `${spec.dir} stopped unexpectedly (${signal ?? `exit code ${code}`}); stopping the stack\n`,
-        );
-        stopAll(1);
-      }
+      if (this.stopping) return;
+      process.stderr.write(
+        `${spec.dir} stopped unexpectedly (${signal ?? `exit code ${code}`}); stopping the stack\n`,
+      );
+      this.stop(1);
     });
   }
 
-  try {
-    await Promise.all(SERVICES.map((spec, i) => waitReady(spec, children[i]!)));
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n`);
-    stopAll(1);
-    return;
+  stop(code: number): void {
+    if (this.stopping) return;
+    this.stopping = true;
+    const running = this.children.filter((child) => child.exitCode === null);
+    for (const child of running) child.kill('SIGTERM');
+    Promise.all(running.map((child) => new Promise((r) => child.once('exit', r)))).then(() =>
+      process.exit(code),
+    );
   }
+}
+
+/** What a newcomer reads once the stack is up: where it is, and how to get a first key. */
+function welcome(): string {
   const gateway = `http://localhost:${SERVICES.find((spec) => spec.name === 'gateway')!.port}`;
-  const lines = [
+  return [
     '',
     `Community Platform API is up: ${gateway}/api/v1 (reference: ${gateway}/docs)`,
     ...SERVICES.filter((spec) => spec.name !== 'gateway').map(
@@ -199,8 +194,21 @@ async function main(): Promise<void> {
     'An admin account (categories, plans, roles) is created at start when ADMIN_USERNAME,',
     'ADMIN_PASSWORD and ADMIN_EMAIL are set. Press Ctrl-C to stop.',
     '',
-  ];
-  process.stdout.write(lines.join('\n'));
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  await requireInfrastructure();
+  const stack = new Stack();
+  for (const spec of SERVICES) stack.start(spec);
+  try {
+    await Promise.all(SERVICES.map((spec, i) => waitReady(spec, stack.children[i]!)));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    stack.stop(1);
+    return;
+  }
+  process.stdout.write(welcome());
 }
 
 void main();

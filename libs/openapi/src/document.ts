@@ -1,12 +1,10 @@
 import type { z } from 'zod';
 import {
-  idField,
   listEnvelope,
   timeListEnvelope,
   timePaginationSchema,
   cursorPaginationSchema,
   oauthErrorSchema,
-  paginationQuery,
   paginationSchema,
   singleEnvelope,
   validationErrorEnvelope,
@@ -34,30 +32,17 @@ import {
   requestName,
   RESOURCES,
   toComponentSchemas,
-  toInlineSchema,
   type JsonSchema,
   type ResourceName,
 } from './schemas';
 import { operationSecurity, SECURITY_SCHEMES } from './security';
 import { WEBHOOK_PARAMETERS, webhooksSection } from './webhooks';
+import { conditionalGet, parameters, timeOrdered } from './parameters';
 
 type Json = Record<string, unknown>;
 /** A path's operations by method, and the servers of a path outside `/api/v1`. */
 export type PathItem = Partial<Record<Method, Json>> & { servers?: Json[] };
 export type OpenApiDocument = Json & { openapi: '3.1.0'; paths: Record<string, PathItem> };
-
-const QUERY_DESCRIPTIONS: Record<string, string> = {
-  category: 'Only posts in this category (id).',
-  author: 'Only posts by this user (id).',
-  tag: 'Only posts with this tag (case-insensitive).',
-  sort: 'Order of the list.',
-  status: 'Only deliveries in this state.',
-  cursor:
-    'Instead of `page`: continue a walk where `pagination.next_cursor` of the previous answer left off. Every item that existed when the walk began comes exactly once, and any cursor page costs what the first page costs. Not with `page`; on posts only with `sort=latest`.',
-};
-
-/** A list whose query takes a `cursor` is time-ordered (DESIGN.md §10): it answers either pagination. */
-const timeOrdered = (op: OperationSpec) => op.query?.shape.cursor !== undefined;
 
 const CURSOR_EXAMPLE = 'eyJ2IjoxLCJsIjoicG9zdHMiLCJzIjoiW10iLCJpIjo0Mn0';
 
@@ -66,18 +51,6 @@ const TIME_ORDERED_LINK = {
     'By page: RFC 8288 links `first`, `last` and, where they exist, `prev` and `next`. By cursor: `next`, carrying `next_cursor`, and none on the last page.',
   schema: { type: 'string', pattern: 'rel="(first|next)"' },
   required: false,
-};
-
-const SINGULAR: Record<string, string> = {
-  posts: 'post',
-  comments: 'comment',
-  categories: 'category',
-  users: 'user',
-  avatars: 'user',
-  keys: 'API key',
-  webhooks: 'webhook endpoint',
-  deliveries: 'delivery',
-  apps: 'OAuth app',
 };
 
 function envelopeName({ response: { kind, schema } }: OperationSpec): string {
@@ -105,53 +78,12 @@ function envelopes(): Record<string, z.ZodType> {
   return named;
 }
 
-function parameters(op: OperationSpec): Json[] {
-  const path = [...op.path.matchAll(/([a-z]+)\/\{(\w+)\}/g)].map(([, collection, name]) => ({
-    name,
-    in: 'path',
-    required: true,
-    description: `The ${SINGULAR[collection!] ?? collection} id.`,
-    schema: toInlineSchema(idField),
-  }));
-  const query = Object.entries(op.query?.shape ?? {}).map(([name, field]) => {
-    if (field === paginationQuery.page) return ref('parameters', 'Page');
-    if (field === paginationQuery.limit) return ref('parameters', 'Limit');
-    const { description: own, ...schema } = toInlineSchema(field);
-    const description = QUERY_DESCRIPTIONS[name] ?? own;
-    const required = !field.safeParse(undefined).success;
-    return {
-      name,
-      in: 'query',
-      ...(description ? { description } : {}),
-      ...(required ? { required } : {}),
-      schema,
-    };
-  });
-  const csrf = op.session ? [ref('parameters', 'CsrfToken')] : [];
-  const resume = op.response.kind === 'stream' ? [LAST_EVENT_ID] : [];
-  const conditional = conditionalGet(op) ? [ref('parameters', 'IfNoneMatch')] : [];
-  const idempotency = idempotent(op) ? [ref('parameters', 'IdempotencyKey')] : [];
-  return [...path, ...query, ...csrf, ...resume, ...conditional, ...idempotency];
-}
-
-const LAST_EVENT_ID: Json = {
-  name: 'Last-Event-ID',
-  in: 'header',
-  description: 'The `id:` of the last event received: what came after it is sent first (up to 100).',
-  schema: { type: 'string', pattern: '^[0-9]{1,10}$' },
-};
-
-/** Only on a replay, so not required: written inline. */
 const REPLAYED: Json = {
   description:
     'The first answer to this `Idempotency-Key`, replayed: nothing was created or changed this time.',
   required: false,
   schema: { type: 'string', const: 'true' },
 };
-
-/** A GET answered 200 carries an ETag and may be answered 304 (DESIGN.md §10). */
-const conditionalGet = (op: OperationSpec) =>
-  op.method === 'get' && op.response.status === 200 && op.response.kind !== 'stream';
 
 function successResponse(op: OperationSpec): Json {
   const { status, kind, schema, description, noStore } = op.response;

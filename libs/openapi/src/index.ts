@@ -20,11 +20,6 @@ export {
   type Tag,
   type Upstream,
 } from './operation';
-export {
-  EVENT_EXAMPLES,
-  REQUEST_EXAMPLES,
-  RESOURCE_EXAMPLES,
-  ERROR_EXAMPLES,
-  OAUTH_ERROR_EXAMPLES,
-} from './examples';
+export { EVENT_EXAMPLES, REQUEST_EXAMPLES, RESOURCE_EXAMPLES, OAUTH_ERROR_EXAMPLES } from './examples';
 export { EVENT_PAYLOADS, REQUESTS, RESOURCES, eventSchemaName } from './schemas';
+export { ERROR_EXAMPLES } from './error-examples';

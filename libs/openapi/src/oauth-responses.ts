@@ -1,5 +1,6 @@
 import type { OAuthErrorCode } from '@community/contracts';
-import { ERROR_EXAMPLES, OAUTH_ERROR_EXAMPLES } from './examples';
+import { ERROR_EXAMPLES } from './error-examples';
+import { OAUTH_ERROR_EXAMPLES } from './examples';
 import { commonHeaders, errorSchemaName, HEADERS, ref } from './responses';
 
 type Json = Record<string, unknown>;

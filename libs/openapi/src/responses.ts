@@ -1,5 +1,5 @@
 import { DEFAULT_LIMIT, ERROR_STATUS, MAX_ID, MAX_LIMIT, type ErrorCode } from '@community/contracts';
-import { ERROR_EXAMPLES } from './examples';
+import { ERROR_EXAMPLES } from './error-examples';
 
 type Json = Record<string, unknown>;
 const integer = (minimum: number) => ({ type: 'integer', minimum });

@@ -1,15 +1,10 @@
 import {
   createCategoryBody,
   createCommentBody,
-  createFlagBody,
   createPostBody,
-  decideFlagBody,
-  FLAGS_TO_HIDE,
   listAllCommentsQuery,
   listCategoriesQuery,
   listCommentsQuery,
-  listFlagsQuery,
-  listModerationActionsQuery,
   listPostsQuery,
   listTagsQuery,
   MAX_TAGS,
@@ -18,6 +13,7 @@ import {
   updatePostBody,
 } from '@community/contracts';
 import { servedBy, type OperationDeclaration } from '../operation';
+import { MODERATION_DECLARATIONS } from './moderation';
 
 const TRENDING =
   '`trending` ranks by `(likes + 2·replies + views/10) / (age_in_hours + 2)^1.5`, computed at request time.';
@@ -268,87 +264,5 @@ export const POST_OPERATIONS = servedBy('posts', [
     response: { status: 200, kind: 'single', schema: 'Deleted', description: 'The category is gone.' },
     errors: [409],
   },
-  {
-    id: 'flagPost',
-    method: 'post',
-    path: '/posts/{id}/flags',
-    tag: 'Moderation',
-    summary: 'Flag a post',
-    description: `For moderators to review. One open flag per member and post (\`409\`); your own post is \`403\`. When ${FLAGS_TO_HIDE} members hold open flags on a post it is hidden until a moderator decides: a \`404\` for everyone but its author and moderators (who see \`is_hidden: true\`), and out of every list, count and search.`,
-    scope: 'write',
-    body: createFlagBody,
-    response: {
-      status: 201,
-      kind: 'single',
-      schema: 'Flag',
-      description: 'Your open flag.',
-      location: '/flags/{id}',
-    },
-    errors: [409],
-  },
-  {
-    id: 'flagComment',
-    method: 'post',
-    path: '/comments/{id}/flags',
-    tag: 'Moderation',
-    summary: 'Flag a comment',
-    description: "As `POST /posts/{id}/flags`, for a comment: a hidden comment leaves its post's `replies`.",
-    scope: 'write',
-    body: createFlagBody,
-    response: {
-      status: 201,
-      kind: 'single',
-      schema: 'Flag',
-      description: 'Your open flag.',
-      location: '/flags/{id}',
-    },
-    errors: [409],
-  },
-  {
-    id: 'listFlags',
-    method: 'get',
-    path: '/flags',
-    tag: 'Moderation',
-    summary: 'The review queue',
-    description:
-      'Flags in a `status` (default `open`), oldest first, optionally of one `target_type`. Moderators and admins.',
-    scope: 'moderate',
-    query: listFlagsQuery,
-    response: { status: 200, kind: 'page', schema: 'Flag', description: 'A page of flags.' },
-  },
-  {
-    id: 'getFlag',
-    method: 'get',
-    path: '/flags/{id}',
-    tag: 'Moderation',
-    summary: 'Read a flag',
-    description: "Moderators and admins; where a new flag's `Location` points.",
-    scope: 'moderate',
-    response: { status: 200, kind: 'single', schema: 'Flag', description: 'The flag.' },
-  },
-  {
-    id: 'decideFlag',
-    method: 'put',
-    path: '/flags/{id}',
-    tag: 'Moderation',
-    summary: 'Decide a flag',
-    description:
-      "Decides every open flag on the flag's post or comment. `resolved` with `action`: `none` (default; the item stays as it is), `hide`, `unhide` or `delete` (emits `post.deleted` or `comment.deleted` as any delete does); `dismissed` shows a hidden item again and takes no other action. A flag already decided is `409`. Hiding is no public event.",
-    scope: 'moderate',
-    body: decideFlagBody,
-    response: { status: 200, kind: 'single', schema: 'Flag', description: 'The flag as decided.' },
-    errors: [409],
-  },
-  {
-    id: 'listModerationActions',
-    method: 'get',
-    path: '/moderation/actions',
-    tag: 'Moderation',
-    summary: 'The audit log',
-    description:
-      "Every pin, unpin, lock, unlock, hide (`actor_id` null: hidden by flags), unhide, delete of another's content, flag decision and suspension: who, what, which target, why and when; newest first, append-only. A time-ordered list: `cursor` walks it.",
-    scope: 'moderate',
-    query: listModerationActionsQuery,
-    response: { status: 200, kind: 'page', schema: 'ModerationAction', description: 'A page of the log.' },
-  },
+  ...MODERATION_DECLARATIONS,
 ] as const satisfies readonly OperationDeclaration[]);
