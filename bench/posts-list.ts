@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { encodeCursor } from '@community/http-kit';
 import { createDb, ensureDatabase, type Sql } from '@community/db';
 import { parsePostsConfig } from '../posts-service/src/config';
-import { SCHEMA, start } from '../posts-service/src/start';
+import { SERVICE_SCHEMA, start } from '../posts-service/src/start';
 import { measure } from './measure';
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/community_bench';
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
     AMQP_EXCHANGE: 'bench.events',
   });
   const service = await start(config);
-  const sql = createDb(DATABASE_URL, { schema: SCHEMA, max: 2 });
+  const sql = createDb(DATABASE_URL, { schema: SERVICE_SCHEMA.schema, max: 2 });
   try {
     await seed(sql);
     // The cursor a walk holds after 19,900 posts: the same position as page 200 of 100.

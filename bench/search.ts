@@ -26,18 +26,10 @@ import path from 'node:path';
 import { createDb, ensureDatabase, type Sql } from '@community/db';
 import { signIdentity } from '@community/http-kit';
 import { freePort } from '@community/test-harness';
-import { SCHEMA as POSTS_SCHEMA } from '../posts-service/src/start';
-import { SCHEMA as USERS_SCHEMA } from '../users-service/src/start';
+import { SERVICE_SCHEMA as POSTS_SERVICE } from '../posts-service/src/start';
+import { SERVICE_SCHEMA as USERS_SERVICE } from '../users-service/src/start';
 import { measure } from './measure';
-import {
-  build,
-  DEPLOYED_NODE_ARGS,
-  serviceArgs,
-  startChild,
-  stopChild,
-  waitHttp,
-  type Child,
-} from './processes';
+import { build, DEPLOYED_NODE_ARGS, BenchChildren, waitHttp } from './processes';
 
 const DATABASE_URL =
   process.env.BENCH_SEARCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/community_bench_search';
@@ -138,31 +130,21 @@ async function main(): Promise<void> {
   const root = path.resolve(__dirname, '..');
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-search-'));
   build(root);
-  const children: Child[] = [];
-  /** A service as its container runs it, a process of its own: its GC pauses are its own. */
+  const children = new BenchChildren({ cwd: root, workDir: logDir, logLevel: 'warn' });
   const service = async (dir: string, portVar: string) => {
     const port = await freePort();
-    const child = startChild(
+    const child = children.service(
       dir,
-      process.execPath,
-      serviceArgs(dir, [...DEPLOYED_NODE_ARGS, ...(dir === 'posts-service' ? POSTS_NODE_ARGS : [])]),
-      {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        NODE_ENV: 'production',
-        ...common,
-        ...(SEARCH_CONCURRENCY && { SEARCH_CONCURRENCY }),
-        [portVar]: String(port),
-      },
-      { cwd: root, logDir },
+      dir,
+      { ...common, ...(SEARCH_CONCURRENCY && { SEARCH_CONCURRENCY }), [portVar]: String(port) },
+      [...DEPLOYED_NODE_ARGS, ...(dir === 'posts-service' ? POSTS_NODE_ARGS : [])],
     );
-    children.push(child);
     const url = `http://127.0.0.1:${port}`;
     await waitHttp(child, `${url}/readyz`);
     return { url };
   };
-  const postsSql = createDb(DATABASE_URL, { schema: POSTS_SCHEMA, max: 2 });
-  const usersSql = createDb(DATABASE_URL, { schema: USERS_SCHEMA, max: 2 });
+  const postsSql = createDb(DATABASE_URL, { schema: POSTS_SERVICE.schema, max: 2 });
+  const usersSql = createDb(DATABASE_URL, { schema: USERS_SERVICE.schema, max: 2 });
   try {
     // One after the other: both migrate the database on first start.
     const posts = await service('posts-service', 'POSTS_SERVICE_PORT');
@@ -220,7 +202,7 @@ async function main(): Promise<void> {
   } finally {
     await postsSql.end();
     await usersSql.end();
-    await Promise.all(children.map(stopChild));
+    await children.stopAll();
   }
 }
 

@@ -1,7 +1,6 @@
-import path from 'node:path';
 import { searchSlots } from '@community/http-kit';
 import { createLogger, type Logger } from '@community/logging';
-import { startDataService, type RunningDataService } from '@community/service-runtime';
+import { serviceSchema, startDataService, type RunningDataService } from '@community/service-runtime';
 import { buildApp } from './app';
 import { createSearchDb } from './db/search';
 import type { PostsConfig } from './config';
@@ -9,29 +8,24 @@ import { systemClock, type Clock } from './domain/clock';
 import { ViewCounter } from './domain/posts/view-counter';
 import { handlers } from './events/consumers';
 
-export const SERVICE = 'posts-service';
-/** src/db/migrations in development; the build copies it next to the compiled files. */
-export const MIGRATIONS_DIR = path.join(__dirname, 'db', 'migrations');
-export const SCHEMA = 'posts';
+export const SERVICE_SCHEMA = serviceSchema('posts-service', 'posts', __dirname);
 
 export type PostsService = RunningDataService;
 
 /** Starts posts-service: database and migrations, event bus, outbox relay, consumer, HTTP. */
 export function start(
   config: PostsConfig,
-  logger: Logger = createLogger({ service: SERVICE, level: config.LOG_LEVEL }),
+  logger: Logger = createLogger({ service: SERVICE_SCHEMA.service, level: config.LOG_LEVEL }),
   clock: Clock = systemClock,
 ): Promise<PostsService> {
   let views: ViewCounter | undefined;
   const searchSql = createSearchDb(config.DATABASE_URL, {
-    schema: SCHEMA,
+    schema: SERVICE_SCHEMA.schema,
     concurrency: config.SEARCH_CONCURRENCY,
     timeoutMs: config.SEARCH_TIMEOUT_MS,
   });
   return startDataService({
-    service: SERVICE,
-    schema: SCHEMA,
-    migrationsDir: MIGRATIONS_DIR,
+    ...SERVICE_SCHEMA,
     handlers,
     port: config.POSTS_SERVICE_PORT,
     config,

@@ -1,36 +1,9 @@
-import type { Express, Router } from 'express';
-import type { TxDeps } from '@community/events';
-import {
-  createServiceApp,
-  type HealthOptions,
-  type IdempotencyOptions,
-  type Slots,
-} from '@community/http-kit';
-import type { Logger } from '@community/logging';
-import type { UsageTracker } from './domain/keys/usage-tracker';
-import type { OAuthSettings } from './domain/oauth/oauth-server';
-import type { StreamHub } from './streams/hub';
+import type { Express } from 'express';
+import { createServiceApp } from '@community/http-kit';
+import type { AppDeps } from './app-deps';
 import { sessionOwner } from './routes/session';
 import { internalRoutes } from './routes/internal.routes';
 import { protocolMounts, usersServiceRoutes } from './routes';
-
-export interface AppDeps extends TxDeps {
-  logger: Logger;
-  internalToken: string;
-  health: HealthOptions;
-  /** `Idempotency-Key` on the POSTs (DESIGN.md §10). */
-  idempotency: IdempotencyOptions;
-  usage: UsageTracker;
-  oauth: OAuthSettings;
-  /** The notification streams this process holds. */
-  streams: StreamHub;
-  /** Where user lookups wait for one of the SEARCH_CONCURRENCY slots. */
-  searches: Slots;
-  /** PUBLIC_BASE_URL, when configured (absolute URLs in answers: pagination links, default avatars). */
-  publicBaseUrl?: string;
-  /** The account pages under /account. */
-  pages?: (router: Router) => void;
-}
 
 /** The users-service HTTP app; it never listens itself, so tests can mount it on port 0. */
 export function buildApp(deps: AppDeps): Express {

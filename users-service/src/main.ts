@@ -1,8 +1,9 @@
 import { runService } from '@community/service-runtime';
 import { createLogger } from '@community/logging';
 import { readConfig } from './config';
-import { SERVICE, start } from './start';
+import { SERVICE_SCHEMA, start } from './start';
 
 const config = readConfig();
-const logger = createLogger({ service: SERVICE, level: config.LOG_LEVEL });
-runService(SERVICE, logger, () => start(config, logger));
+const { service } = SERVICE_SCHEMA;
+const logger = createLogger({ service, level: config.LOG_LEVEL });
+runService(service, logger, () => start(config, logger));

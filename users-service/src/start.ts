@@ -1,8 +1,7 @@
-import path from 'node:path';
 import { searchSlots } from '@community/http-kit';
 import { createLogger, type Logger } from '@community/logging';
 import { mergeHandlers } from '@community/events';
-import { startDataService, type RunningDataService } from '@community/service-runtime';
+import { serviceSchema, startDataService, type RunningDataService } from '@community/service-runtime';
 import { buildApp } from './app';
 import type { UsersConfig } from './config';
 import { Housekeeping } from './domain/accounts/housekeeping';
@@ -14,10 +13,7 @@ import { statsHandlers } from './domain/stats';
 import { StreamHub } from './streams/hub';
 import { accountPages } from './pages';
 
-export const SERVICE = 'users-service';
-/** src/db/migrations in development; the build copies it next to the compiled files. */
-export const MIGRATIONS_DIR = path.join(__dirname, 'db', 'migrations');
-export const SCHEMA = 'users';
+export const SERVICE_SCHEMA = serviceSchema('users-service', 'users', __dirname);
 
 export type UsersService = RunningDataService;
 
@@ -34,15 +30,13 @@ const oauthSettings = (config: UsersConfig): OAuthSettings => ({
 /** Starts users-service: database and migrations, admin bootstrap, events, background jobs, HTTP. */
 export function start(
   config: UsersConfig,
-  logger: Logger = createLogger({ service: SERVICE, level: config.LOG_LEVEL }),
+  logger: Logger = createLogger({ service: SERVICE_SCHEMA.service, level: config.LOG_LEVEL }),
 ): Promise<UsersService> {
   let usage: UsageTracker | undefined;
   let housekeeping: Housekeeping | undefined;
   let streams: StreamHub | undefined;
   return startDataService({
-    service: SERVICE,
-    schema: SCHEMA,
-    migrationsDir: MIGRATIONS_DIR,
+    ...SERVICE_SCHEMA,
     handlers: mergeHandlers(statsHandlers, notificationHandlers),
     port: config.USERS_SERVICE_PORT,
     config,

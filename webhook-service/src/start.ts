@@ -1,7 +1,6 @@
-import path from 'node:path';
 import { afterCommit } from '@community/db';
 import { createLogger, type Logger } from '@community/logging';
-import { startDataService, type RunningDataService } from '@community/service-runtime';
+import { serviceSchema, startDataService, type RunningDataService } from '@community/service-runtime';
 import { buildApp } from './app';
 import type { WebhookConfig } from './config';
 import { Dispatcher } from './delivery/dispatcher';
@@ -12,17 +11,14 @@ import { decodeSecretsKey, SecretBox } from './domain/secret-box';
 import { sealStoredSecrets } from './domain/secrets-at-rest';
 import { fanOutHandlers } from './events/consumers';
 
-export const SERVICE = 'webhook-service';
-/** src/db/migrations in development; the build copies it next to the compiled files. */
-export const MIGRATIONS_DIR = path.join(__dirname, 'db', 'migrations');
-export const SCHEMA = 'webhooks';
+export const SERVICE_SCHEMA = serviceSchema('webhook-service', 'webhooks', __dirname);
 
 export type WebhookService = RunningDataService;
 
 /** Starts webhook-service: database and migrations, the event consumer that fans out, the dispatcher, HTTP. */
 export function start(
   config: WebhookConfig,
-  logger: Logger = createLogger({ service: SERVICE, level: config.LOG_LEVEL }),
+  logger: Logger = createLogger({ service: SERVICE_SCHEMA.service, level: config.LOG_LEVEL }),
   tuning: { timeoutMs?: number; pollIntervalMs?: number; leaseSeconds?: number; dispatch?: boolean } = {},
 ): Promise<WebhookService> {
   let dispatcher: Dispatcher | undefined;
@@ -30,9 +26,7 @@ export function start(
   const box = new SecretBox(decodeSecretsKey(config.SECRETS_KEY)!);
   const kick = () => dispatcher?.kick();
   return startDataService({
-    service: SERVICE,
-    schema: SCHEMA,
-    migrationsDir: MIGRATIONS_DIR,
+    ...SERVICE_SCHEMA,
     handlers: fanOutHandlers(),
     // The new deliveries are committed: send them now rather than at the next poll.
     onEventApplied: kick,

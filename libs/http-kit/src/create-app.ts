@@ -10,10 +10,24 @@ import { idempotentPosts, type IdempotencyOptions } from './idempotency';
 import { httpMetrics } from './metrics';
 import { requestId } from './request-id';
 
-export interface ServiceAppOptions {
+/**
+ * What every service's `buildApp(deps)` takes for the shared app: its start fills these from the
+ * config and the data runtime, and the service's own fields sit beside them.
+ */
+export interface ServiceAppDeps {
   logger: Logger;
   internalToken: string;
   health: HealthOptions;
+  /** `Idempotency-Key` on the POSTs (DESIGN.md §10). */
+  idempotency: IdempotencyOptions;
+  /**
+   * PUBLIC_BASE_URL: the origin of absolute URLs in answers (pagination links, default avatars), else
+   * the request's host; see publicBase.
+   */
+  publicBaseUrl?: string;
+}
+
+export interface ServiceAppOptions extends Omit<ServiceAppDeps, 'idempotency'> {
   /** Mounts the service's routes on a router served under `/api/v1`. */
   routes: (router: Router) => void;
   /** Server-rendered pages under `/account`: form bodies instead of JSON. */
@@ -31,8 +45,15 @@ export interface ServiceAppOptions {
    * internal routes have none.
    */
   idempotency?: IdempotencyOptions;
-  /** PUBLIC_BASE_URL: the origin of absolute URLs in answers (else the request's host); see publicBase. */
-  publicBaseUrl?: string;
+}
+
+/**
+ * A service's app from its deps: the shared fields of ServiceAppDeps picked out, and its routes under
+ * `/api/v1`. Pages, internal routes and protocol mounts go through createServiceApp itself.
+ */
+export function serviceAppFor(deps: ServiceAppDeps, routes: (router: Router) => void): Express {
+  const { logger, internalToken, health, idempotency, publicBaseUrl } = deps;
+  return createServiceApp({ logger, internalToken, health, idempotency, publicBaseUrl, routes });
 }
 
 /**

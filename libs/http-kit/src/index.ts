@@ -1,4 +1,4 @@
-export { createServiceApp, type ServiceAppOptions } from './create-app';
+export { createServiceApp, serviceAppFor, type ServiceAppDeps, type ServiceAppOptions } from './create-app';
 export { parseWith, parseId, toFieldErrors } from './validate';
 export {
   assertBound,
@@ -57,3 +57,4 @@ export {
 export { escapeHtml } from './escape-html';
 export { EVENT_STREAM_HEADERS } from './event-stream';
 export { FAULT_HEADER, REQUEST_FAULT, REQUEST_FAULT_CODES } from './fault';
+export { formValue, formValues } from './form-body';

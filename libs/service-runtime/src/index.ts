@@ -12,7 +12,7 @@ import { createRegistry, listen, type HealthOptions, type IdempotencyOptions } f
 import type { Logger } from '@community/logging';
 import type { Registry } from 'prom-client';
 import { IdempotencyKeySweeper } from './idempotency-sweeper';
-import { applyMigrations, ensureServiceDatabase } from './migrations';
+import { applyMigrations, ensureServiceDatabase, type ServiceSchema } from './migrations';
 
 /** The variables every data service reads (see dataServiceEnv in @community/config). */
 export interface DataServiceConfig {
@@ -26,10 +26,7 @@ export interface DataServiceConfig {
   PUBLIC_BASE_URL?: string;
 }
 
-export interface DataServiceSpec {
-  service: string;
-  schema: string;
-  migrationsDir: string;
+export interface DataServiceSpec extends ServiceSchema {
   handlers: Record<string, EventHandler>;
   /** After an event's transaction committed. */
   onEventApplied?: () => void;
@@ -190,6 +187,6 @@ function crashAfterCommit(): ((key: string) => void) | undefined {
   };
 }
 export { PendingBatch, type PendingBatchOptions } from './pending-batch';
-export { applyMigrations, runMigrations, type ServiceSchema } from './migrations';
+export { applyMigrations, runMigrations, serviceSchema, type ServiceSchema } from './migrations';
 export { runService, lostConnectionRejections, type Stoppable } from './lifecycle';
 export { IdempotencyKeySweeper } from './idempotency-sweeper';

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { unreachableError } from '@community/config';
 import {
   createDb,
@@ -34,6 +35,14 @@ export interface ServiceSchema {
   service: string;
   schema: string;
   migrationsDir: string;
+}
+
+/**
+ * A service's schema with its migrations in `db/migrations` beside its start file: src/db/migrations
+ * in development; the build copies them next to the compiled files.
+ */
+export function serviceSchema(service: string, schema: string, startDir: string): ServiceSchema {
+  return { service, schema, migrationsDir: path.join(startDir, 'db', 'migrations') };
 }
 
 /**

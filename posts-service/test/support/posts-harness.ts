@@ -6,7 +6,7 @@ import {
 } from '@community/test-harness';
 import { parsePostsConfig, type PostsConfig } from '../../src/config';
 import type { Clock } from '../../src/domain/clock';
-import { SCHEMA, SERVICE, start, type PostsService } from '../../src/start';
+import { SERVICE_SCHEMA, start, type PostsService } from '../../src/start';
 
 /**
  * What a posts-service started by a test runs with unless the test says otherwise. Its accounts are
@@ -17,8 +17,8 @@ const POSTS_TEST_ENV = { FLAG_MIN_ACCOUNT_AGE_HOURS: '0' };
 
 /** How a test starts posts-service (the shared factory does the rest). */
 export const postsService = (clock?: Clock): ServiceDefinition<PostsConfig, PostsService> => ({
-  service: SERVICE,
-  schema: SCHEMA,
+  service: SERVICE_SCHEMA.service,
+  schema: SERVICE_SCHEMA.schema,
   portVar: 'POSTS_SERVICE_PORT',
   parse: (env) => parsePostsConfig({ ...POSTS_TEST_ENV, ...env }),
   start: (config) => start(config, undefined, clock),

@@ -8,7 +8,7 @@ import { createKey, DEFAULT_KEY_SCOPES, listKeys, revokeKey } from '../domain/ke
 import { accountSuspension } from '../domain/users/suspension';
 import { apiKeysMain, type KeyFormValues, type KeysView } from './api-keys.view';
 import { assertSessionCsrf, sessionActor } from '../routes/session';
-import { formValue, formValues } from './forms';
+import { formValue, formValues } from '@community/http-kit';
 import { API_PAGE, renderPage } from './layout';
 import { toProblem } from './problems';
 import { firstSubmission } from '../domain/accounts/form-once';

@@ -14,7 +14,7 @@ import { oauthServer, type OAuthDeps } from '../domain/oauth/oauth-server';
 import { accountSuspension } from '../domain/users/suspension';
 import { assertSessionCsrf, currentSession } from '../routes/session';
 import { CONSENT_PAGE, consentMain, suspendedMain } from './consent.view';
-import { formValue } from './forms';
+import { formValue } from '@community/http-kit';
 import { allowFormRedirectTo } from './headers';
 import { renderPage } from './layout';
 import { loginUrl } from './navigation';

@@ -11,7 +11,8 @@ import {
   sessionToken,
   setSessionCookie,
 } from '../routes/session';
-import { csrfInput, formAlert, formValue, inputField } from './forms';
+import { csrfInput, formAlert, inputField } from './forms';
+import { formValue } from '@community/http-kit';
 import { html } from './html';
 import { LOGIN_PAGE, renderPage } from './layout';
 import { toProblem, type Problem } from './problems';

@@ -8,7 +8,7 @@ import { listAuthorizedApps, withdrawGrant } from '../domain/oauth/authorized-ap
 import { deleteApp, listApps, registerApp, rotateSecret } from '../domain/oauth/manage-apps';
 import { firstSubmission } from '../domain/accounts/form-once';
 import { assertSessionCsrf } from '../routes/session';
-import { formValue } from './forms';
+import { formValue } from '@community/http-kit';
 import { APPS_PAGE, renderPage } from './layout';
 import { appsMain, type AppFormValues, type AppsView } from './oauth-apps.view';
 import { toProblem } from './problems';

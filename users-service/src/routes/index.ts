@@ -13,7 +13,7 @@ import {
   operationPath,
   USER_OPERATIONS,
 } from '@community/openapi';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../app-deps';
 import type { KeyCreator } from '../domain/keys/manage-keys';
 import { avatarHandlers } from './avatars.routes';
 import { keysHandlers } from './keys.routes';

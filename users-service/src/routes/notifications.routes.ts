@@ -1,7 +1,7 @@
 import { MAX_ID, ValidationError } from '@community/contracts';
 import { ANSWERED, type OperationHandlers } from '@community/http-kit';
 import type { NOTIFICATION_OPERATIONS } from '@community/openapi';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../app-deps';
 import {
   markNotificationsRead,
   missedNotifications,

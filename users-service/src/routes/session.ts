@@ -8,7 +8,7 @@ import { isCrossOrigin } from '@community/http-kit';
 import { matchesHash } from '../domain/accounts/secret-hash';
 import { findSession, SESSION_TTL_SECONDS, type Session } from '../domain/accounts/sessions';
 import type { KeyCreator } from '../domain/keys/manage-keys';
-import { formValue } from '../pages/forms';
+import { formValue } from '@community/http-kit';
 
 /*
  * The account session and its CSRF defences, for the account pages and the key API alike: the

@@ -4,7 +4,7 @@ import { ConfigError } from '@community/config';
 import { createTestDatabase, testExchange, testInfra, type TestDatabase } from '@community/test-harness';
 import { parseUsersConfig } from '../../src/config';
 import { verifyPassword } from '../../src/domain/passwords';
-import { SCHEMA, start } from '../../src/start';
+import { SERVICE_SCHEMA, start } from '../../src/start';
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -31,7 +31,7 @@ it('creates the admin on first start, restores its role later, never resets its 
   };
   let service = await start(config(admin));
   await service.stop();
-  const sql = createDb(database.url, { schema: SCHEMA, max: 1 });
+  const sql = createDb(database.url, { schema: SERVICE_SCHEMA.schema, max: 1 });
   try {
     const [created] = await sql`select id, role, password_hash from users where username = 'boss'`;
     expect(created?.role).toBe('admin');

@@ -5,7 +5,7 @@ import {
   type ServiceUnderTest,
 } from '@community/test-harness';
 import { parseUsersConfig, type UsersConfig } from '../../src/config';
-import { SCHEMA, SERVICE, start, type UsersService } from '../../src/start';
+import { SERVICE_SCHEMA, start, type UsersService } from '../../src/start';
 
 export interface UsersHarness extends ServiceUnderTest<UsersConfig, UsersService> {
   /** The bootstrapped admin (ADMIN_* variables), as the gateway would vouch for it. */
@@ -20,8 +20,8 @@ export const ADMIN = {
 
 /** How a test starts users-service (the shared factory does the rest). */
 export const usersService: ServiceDefinition<UsersConfig, UsersService> = {
-  service: SERVICE,
-  schema: SCHEMA,
+  service: SERVICE_SCHEMA.service,
+  schema: SERVICE_SCHEMA.schema,
   portVar: 'USERS_SERVICE_PORT',
   parse: parseUsersConfig,
   start: (config) => start(config),

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { OPERATIONS, operationPath } from '@community/openapi';
 import { servedRoutes } from '@community/test-harness';
-import type { AppDeps } from '../../src/app';
+import type { AppDeps } from '../../src/app-deps';
 import { protocolMounts, usersServiceRoutes } from '../../src/routes';
 
 // The gateway sends a route to the upstream its table entry names (gateway/src/proxy/route-table.ts):

@@ -11,7 +11,7 @@ import {
   type ServiceUnderTest,
 } from '@community/test-harness';
 import { parseWebhookConfig, type WebhookConfig } from '../../src/config';
-import { SCHEMA, SERVICE, start, type WebhookService } from '../../src/start';
+import { SERVICE_SCHEMA, start, type WebhookService } from '../../src/start';
 
 export interface WebhooksHarness extends Omit<ServiceUnderTest<WebhookConfig, WebhookService>, 'restart'> {
   publish(event: string, data: unknown): Promise<EventEnvelope<unknown>>;
@@ -27,8 +27,8 @@ export const stranger = actor(502, 'member', ['read', 'write', 'webhooks']);
 
 /** How a test starts webhook-service: polling fast, and consuming before it counts as started. */
 export const webhookService = (tuning: Tuning = {}): ServiceDefinition<WebhookConfig, WebhookService> => ({
-  service: SERVICE,
-  schema: SCHEMA,
+  service: SERVICE_SCHEMA.service,
+  schema: SERVICE_SCHEMA.schema,
   portVar: 'WEBHOOK_SERVICE_PORT',
   parse: parseWebhookConfig,
   start: (config) => start(config, undefined, { pollIntervalMs: 50, ...tuning }),

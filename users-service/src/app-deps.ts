@@ -1,0 +1,18 @@
+import type { Router } from 'express';
+import type { TxDeps } from '@community/events';
+import type { ServiceAppDeps, Slots } from '@community/http-kit';
+import type { UsageTracker } from './domain/keys/usage-tracker';
+import type { OAuthSettings } from './domain/oauth/oauth-server';
+import type { StreamHub } from './streams/hub';
+
+/** What the users-service app is built from: routes and pages take it, app.ts wires it. */
+export interface AppDeps extends TxDeps, ServiceAppDeps {
+  usage: UsageTracker;
+  oauth: OAuthSettings;
+  /** The notification streams this process holds. */
+  streams: StreamHub;
+  /** Where user lookups wait for one of the SEARCH_CONCURRENCY slots. */
+  searches: Slots;
+  /** The account pages under /account. */
+  pages?: (router: Router) => void;
+}
