@@ -27,13 +27,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '@community/test-harness';
-import { benchPlace, clearBenchAmqp, clearRedisPrefix, dropBenchDatabase, intEnv } from './infra';
+import {
+  benchPlace,
+  clearBenchAmqp,
+  dataServiceEnv,
+  clearRedisPrefix,
+  dropBenchDatabase,
+  intEnv,
+} from './infra';
 import { callgrindArgs, countedBatches, loadReads, reportCounted, reportLine } from './instructions';
 import {
   build,
   DEPLOYED_NODE_ARGS,
   serviceArgs,
-  startChild,
+  BenchChildren,
   stopChild,
   waitHttp,
   type Child,
@@ -42,13 +49,14 @@ import { waitAnswering } from './ready';
 import { benchAccount, signedRead } from './seed-posts';
 
 const root = path.resolve(__dirname, '..');
+const place = benchPlace('cgg');
 const {
   databaseUrl: DATABASE_URL,
   redisUrl: REDIS_URL,
   redisPrefix: REDIS_PREFIX,
   amqpUrl: AMQP_URL,
   exchange: EXCHANGE,
-} = benchPlace('cgg');
+} = place;
 const ROOTS = (process.env.BENCH_ROOTS ?? root).split(',').map((r) => path.resolve(r.trim()));
 const REQUESTS = intEnv('BENCH_REQUESTS', 3000);
 const BATCHES = intEnv('BENCH_BATCHES', 3);
@@ -84,24 +92,12 @@ interface Account {
 const POSTS = 20;
 
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-cgg-'));
-const children: Child[] = [];
+const children = new BenchChildren({ cwd: root, workDir, logLevel: 'warn' });
 
 async function clearInfra(): Promise<void> {
   await dropBenchDatabase(DATABASE_URL);
   await clearRedisPrefix(REDIS_URL, REDIS_PREFIX);
   await clearBenchAmqp(AMQP_URL, EXCHANGE, ['posts-service', 'users-service']);
-}
-
-function start(name: string, command: string, args: string[], env: Record<string, string>, cwd = root) {
-  const child = startChild(
-    name,
-    command,
-    args,
-    { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
-    { cwd, logDir: workDir },
-  );
-  children.push(child);
-  return child;
 }
 
 /**
@@ -125,24 +121,18 @@ async function main(): Promise<void> {
   );
   await clearInfra();
   const token = randomBytes(32).toString('base64url');
-  const common = {
-    DATABASE_URL,
-    AMQP_URL,
-    AMQP_EXCHANGE: EXCHANGE,
-    INTERNAL_TOKEN: token,
-    SHUTDOWN_GRACE_MS: '1000',
-  };
+  const common = dataServiceEnv(place, token);
   build(root);
   for (const checkout of ROOTS) if (checkout !== root) build(checkout);
   const [usersPort, postsPort] = [await freePort(), await freePort()];
-  const users = start('users', process.execPath, serviceArgs('users-service'), {
+  const users = children.service('users', 'users-service', {
     ...common,
     USERS_SERVICE_PORT: String(usersPort),
   });
   const usersUrl = `http://127.0.0.1:${usersPort}`;
   // One after the other: both migrate the same database on first start.
   await waitHttp(users, `${usersUrl}/readyz`);
-  const posts = start('posts', process.execPath, serviceArgs('posts-service'), {
+  const posts = children.service('posts', 'posts-service', {
     ...common,
     POSTS_SERVICE_PORT: String(postsPort),
   });
@@ -155,11 +145,11 @@ async function main(): Promise<void> {
   let account: Account | undefined;
   for (const checkout of ROOTS) {
     const port = await freePort();
-    const gateway = start(
+    const gateway = children.start(
       `gateway-${path.basename(checkout)}`,
       'valgrind',
       [...callgrindArgs(workDir), process.execPath, ...serviceArgs('gateway', DEPLOYED_NODE_ARGS)],
-      {
+      children.serviceEnv({
         ...common,
         REDIS_URL,
         REDIS_PREFIX,
@@ -167,7 +157,7 @@ async function main(): Promise<void> {
         USERS_SERVICE_URL: usersUrl,
         POSTS_SERVICE_URL: postsUrl,
         WEBHOOK_SERVICE_URL: 'http://127.0.0.1:9',
-      },
+      }),
       checkout,
     );
     const base = `http://127.0.0.1:${port}`;
@@ -193,7 +183,7 @@ async function main(): Promise<void> {
     if (!account) break;
     const { script, args, sends } = PROXY_SCRIPTS[name]!;
     const port = await freePort();
-    const proxy = start(
+    const proxy = children.start(
       name,
       'valgrind',
       [
@@ -204,7 +194,7 @@ async function main(): Promise<void> {
         String(port),
         ...args({ postsPort, token, key: account.key, userId: account.userId }),
       ],
-      {},
+      children.serviceEnv({}),
     );
     const base = `http://127.0.0.1:${port}`;
     try {
@@ -234,7 +224,7 @@ main()
     process.exitCode = 1;
   })
   .finally(async () => {
-    await Promise.all(children.map((child) => stopChild(child)));
+    await children.stopAll();
     await clearInfra().catch(() => {});
     if (!process.env.BENCH_KEEP) fs.rmSync(workDir, { recursive: true, force: true });
     else console.log(`callgrind files and logs in ${workDir}`);

@@ -60,19 +60,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { createDb, type Sql } from '@community/db';
 import { freePort } from '@community/test-harness';
+import { build, DEPLOYED_NODE_ARGS, BenchChildren, stopChild, waitHttp, type Child } from './processes';
 import {
-  build,
-  DEPLOYED_NODE_ARGS,
-  serviceArgs,
-  startChild as spawnChild,
-  stopChild,
-  waitHttp,
-  type Child,
-} from './processes';
-import { benchPlace, clearBenchAmqp, clearRedisPrefix, dropBenchDatabase, intEnv } from './infra';
+  benchPlace,
+  clearBenchAmqp,
+  dataServiceEnv,
+  clearRedisPrefix,
+  dropBenchDatabase,
+  intEnv,
+} from './infra';
 import { benchAccount, signedRead } from './seed-posts';
 
 const root = path.resolve(__dirname, '..');
+const place = benchPlace('gw', 'BENCH_GW_DATABASE_URL');
 const {
   databaseUrl: DATABASE_URL,
   databaseName: DATABASE_NAME,
@@ -80,7 +80,7 @@ const {
   redisPrefix: REDIS_PREFIX,
   amqpUrl: AMQP_URL,
   exchange: EXCHANGE,
-} = benchPlace('gw', 'BENCH_GW_DATABASE_URL');
+} = place;
 /** Whose queues the bench's exchange gets. */
 const SERVICES = ['posts-service', 'users-service'];
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '32,1').split(',').map((c) => {
@@ -137,44 +137,10 @@ type Target = (typeof KNOWN_TARGETS)[number];
 // ---------------------------------------------------------------------------------------------
 // Child processes
 
-const children: Child[] = [];
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-gw-'));
 // nginx's worker drops to `nobody` when the master runs as root: it must be able to enter the dir.
 fs.chmodSync(workDir, 0o755);
-
-function startChild(
-  name: string,
-  command: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  cwd = root,
-): Child {
-  const child = spawnChild(name, command, args, env, { cwd, logDir: workDir });
-  children.push(child);
-  return child;
-}
-
-function startService(
-  name: string,
-  dir: string,
-  env: Record<string, string>,
-  nodeArgs: string[] = [],
-  cwd = root,
-) {
-  return startChild(
-    name,
-    process.execPath,
-    serviceArgs(dir, nodeArgs),
-    {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      NODE_ENV: 'production',
-      LOG_LEVEL: LOG_LEVEL,
-      ...env,
-    },
-    cwd,
-  );
-}
+const children = new BenchChildren({ cwd: root, workDir, logLevel: LOG_LEVEL });
 
 // ---------------------------------------------------------------------------------------------
 // Load generation with wrk
@@ -672,7 +638,7 @@ function report(rows: Row[], targets: Target[], connections: number): void {
  * profiled into BENCH_PROFILE_DIR/<name> when set; answering once it is.
  */
 async function startProxy(name: string, script: string, port: number, args: string[]) {
-  const child = startChild(
+  const child = children.start(
     name,
     process.execPath,
     [
@@ -721,17 +687,14 @@ async function main(): Promise<void> {
     await freePort(),
     await freePort(),
   ];
-  const common = {
-    DATABASE_URL,
-    AMQP_URL,
-    AMQP_EXCHANGE: EXCHANGE,
-    INTERNAL_TOKEN: token,
-    SHUTDOWN_GRACE_MS: '1000',
-  };
+  const common = dataServiceEnv(place, token);
   build(root);
   if (COMPARE_ROOT) build(COMPARE_ROOT);
-  const users = startService('users', 'users-service', { ...common, USERS_SERVICE_PORT: String(usersPort) });
-  const posts = startService(
+  const users = children.service('users', 'users-service', {
+    ...common,
+    USERS_SERVICE_PORT: String(usersPort),
+  });
+  const posts = children.service(
     'posts',
     'posts-service',
     { ...common, POSTS_SERVICE_PORT: String(postsPort) },
@@ -746,7 +709,7 @@ async function main(): Promise<void> {
     throw new Error('the target compare needs BENCH_COMPARE_ROOT');
   // The other checkout's posts-service, on the database this one has migrated already.
   const compare = COMPARE_ROOT
-    ? startService(
+    ? children.service(
         'compare',
         'posts-service',
         { ...common, POSTS_SERVICE_PORT: String(comparePort) },
@@ -770,7 +733,7 @@ async function main(): Promise<void> {
     WEBHOOK_SERVICE_URL: 'http://127.0.0.1:9',
     SHUTDOWN_GRACE_MS: '1000',
   });
-  const gateway = startService('gateway', 'gateway', gatewayEnv(gatewayPort), [
+  const gateway = children.service('gateway', 'gateway', gatewayEnv(gatewayPort), [
     ...DEPLOYED_NODE_ARGS,
     ...GATEWAY_NODE_ARGS,
     ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []),
@@ -781,7 +744,7 @@ async function main(): Promise<void> {
   let baseline: Child | undefined;
   if (BASELINE) {
     const tree = baselineTree(BASELINE);
-    baseline = startService(
+    baseline = children.service(
       'baseline',
       path.join(tree, 'gateway'),
       gatewayEnv(baselinePort),
@@ -797,7 +760,7 @@ async function main(): Promise<void> {
     .replaceAll('{{PORT}}', String(nginxPort))
     .replaceAll('{{UPSTREAM_PORT}}', String(postsPort));
   fs.writeFileSync(path.join(workDir, 'nginx.conf'), conf);
-  const nginx = startChild(
+  const nginx = children.start(
     'nginx',
     'nginx',
     [
@@ -949,7 +912,7 @@ function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     await benchDb?.end({ timeout: 5 }).catch(() => {});
     for (const name of STOP_ORDER) {
-      const child = children.find((c) => c.name === name);
+      const child = children.all.find((c) => c.name === name);
       if (child) await stopChild(child);
     }
     if (baselineDir) {

@@ -36,6 +36,17 @@ export function benchPlace(fallback: string, databaseEnv = 'BENCH_DATABASE_URL')
   };
 }
 
+/** What the data services of a bench run start with: its database and exchange, the token, a short grace. */
+export function dataServiceEnv(place: BenchPlace, token: string): Record<string, string> {
+  return {
+    DATABASE_URL: place.databaseUrl,
+    AMQP_URL: place.amqpUrl,
+    AMQP_EXCHANGE: place.exchange,
+    INTERNAL_TOKEN: token,
+    SHUTDOWN_GRACE_MS: '1000',
+  };
+}
+
 /** A positive integer from the environment. */
 export function intEnv(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);

@@ -84,3 +84,35 @@ export function serviceArgs(dir: string, nodeArgs: string[] = []): string[] {
     ? [...nodeArgs, '--enable-source-maps', path.join(dir, 'dist/main.js')]
     : [...nodeArgs, '--conditions=source', '--import', 'tsx', path.join(dir, 'src/main.ts')];
 }
+
+/**
+ * The processes one bench run starts, each logging to `<workDir>/<name>.log`, stopped together at the
+ * end; `cwd` is the checkout they run from unless a start names another.
+ */
+export class BenchChildren {
+  readonly all: Child[] = [];
+
+  constructor(private readonly place: { cwd: string; workDir: string; logLevel: string }) {}
+
+  /** Starts `command`, kept for stopAll. */
+  start(name: string, command: string, args: string[], env: NodeJS.ProcessEnv, cwd = this.place.cwd): Child {
+    const child = startChild(name, command, args, env, { cwd, logDir: this.place.workDir });
+    this.all.push(child);
+    return child;
+  }
+
+  /** The service in `dir` as its container runs it, a process of its own (its GC pauses are its own). */
+  service(name: string, dir: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = [], cwd = this.place.cwd) {
+    return this.start(name, process.execPath, serviceArgs(dir, nodeArgs), this.serviceEnv(env), cwd);
+  }
+
+  /** What a service child runs with: the bench's PATH and HOME, production, the log level, then `env`. */
+  serviceEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+    const { PATH, HOME } = process.env;
+    return { PATH, HOME, NODE_ENV: 'production', LOG_LEVEL: this.place.logLevel, ...env };
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all(this.all.map((child) => stopChild(child)));
+  }
+}

@@ -1,28 +1,11 @@
 import { oauthAppSchema, oauthAppWithSecretSchema } from '@community/contracts';
 import { waitFor } from '@community/test-harness';
-import {
-  clientAuth,
-  codeFlow,
-  oauthContext,
-  registerApp,
-  type OAuthContext,
-  type RegisteredApp,
-  signedInMember,
-  whoAmI,
-} from '../support/oauth';
-import { gw, memberWithKey, startStack, type Stack } from '../support/stack';
+import { clientAuth, codeFlow, registerApp, type RegisteredApp, oauthStackFor } from '../support/oauth';
+import { gw, memberWithKey } from '../support/stack';
 
-let stack: Stack;
-let ctx: OAuthContext;
+const ctx = oauthStackFor('oauthapps');
 
-beforeAll(async () => {
-  stack = await startStack('oauthapps', { ANON_HOURLY_LIMIT: '100000', ANON_DAILY_LIMIT: '100000' });
-  ctx = await oauthContext(stack);
-});
-afterAll(() => stack.stop());
-
-const me = (token: string) => whoAmI(stack, token);
-const member = (scopes?: string[]) => signedInMember(stack, scopes);
+const { me, member } = ctx;
 const refusedSoon = (token: string) =>
   waitFor(async () => (await me(token)).status === 401, { what: 'the token refused', timeoutMs: 5_000 });
 
@@ -46,7 +29,7 @@ function clientCredentials(app: RegisteredApp, secret = app.client_secret!) {
 
 /** A raw form POST to the token endpoint, to look at the wire format itself. */
 const tokenEndpoint = (body: string, headers: Record<string, string> = {}) =>
-  gw(stack, 'POST', '/api/v1/oauth/token', {
+  gw(ctx.stack, 'POST', '/api/v1/oauth/token', {
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     rawBody: body,
   });
@@ -54,7 +37,7 @@ const tokenEndpoint = (body: string, headers: Record<string, string> = {}) =>
 describe('the OAuth app API', () => {
   it('shows the secret once, lists apps without it, and hides other people’s apps', async () => {
     const user = await member();
-    const created = await gw(stack, 'POST', '/api/v1/oauth/apps', {
+    const created = await gw(ctx.stack, 'POST', '/api/v1/oauth/apps', {
       key: user.key,
       body: { name: 'Reader', redirect_uris: ['https://reader.example/cb'] },
     });
@@ -65,25 +48,29 @@ describe('the OAuth app API', () => {
     expect(app).toMatchObject({ client_type: 'confidential', redirect_uris: ['https://reader.example/cb'] });
     expect(app.client_id).toMatch(/^cpi_[0-9A-Za-z]{24}$/);
 
-    const list = await gw(stack, 'GET', '/api/v1/oauth/apps', { key: user.key });
+    const list = await gw(ctx.stack, 'GET', '/api/v1/oauth/apps', { key: user.key });
     expect(list.body.data.map((item: unknown) => oauthAppSchema.parse(item).id)).toEqual([app.id]);
     expect(list.text).not.toContain(app.client_secret!);
     const stranger = await member();
-    expect((await gw(stack, 'GET', `/api/v1/oauth/apps/${app.id}`, { key: stranger.key })).status).toBe(404);
-    expect((await gw(stack, 'DELETE', `/api/v1/oauth/apps/${app.id}`, { key: stranger.key })).status).toBe(
+    expect((await gw(ctx.stack, 'GET', `/api/v1/oauth/apps/${app.id}`, { key: stranger.key })).status).toBe(
       404,
     );
+    expect(
+      (await gw(ctx.stack, 'DELETE', `/api/v1/oauth/apps/${app.id}`, { key: stranger.key })).status,
+    ).toBe(404);
   });
 
   it('needs the keys scope, or the account session with its CSRF token', async () => {
     const user = await member();
-    const readOnly = await gw(stack, 'GET', '/api/v1/oauth/apps', { key: (await memberWithKey(stack)).key });
+    const readOnly = await gw(ctx.stack, 'GET', '/api/v1/oauth/apps', {
+      key: (await memberWithKey(ctx.stack)).key,
+    });
     expect(readOnly.status).toBe(403);
     expect(readOnly.body.details).toEqual({ required_scope: 'keys' });
     const page = await user.visitor.get('/account/settings/apps');
     const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!;
     const viaSession = (token: string) =>
-      gw(stack, 'POST', '/api/v1/oauth/apps', {
+      gw(ctx.stack, 'POST', '/api/v1/oauth/apps', {
         headers: { cookie: user.visitor.cookieHeader(), 'x-csrf-token': token },
         body: { name: 'From the page', redirect_uris: ['https://page.example/cb'], client_type: 'public' },
       });
@@ -95,15 +82,17 @@ describe('the OAuth app API', () => {
 
   it('rotates a secret: the old one stops working at once, the new one works', async () => {
     const user = await member();
-    const app = await registerApp(stack, user.key);
-    const rotated = await gw(stack, 'POST', `/api/v1/oauth/apps/${app.id}/rotate-secret`, { key: user.key });
+    const app = await registerApp(ctx.stack, user.key);
+    const rotated = await gw(ctx.stack, 'POST', `/api/v1/oauth/apps/${app.id}/rotate-secret`, {
+      key: user.key,
+    });
     expect(rotated.status).toBe(200);
     const secret = rotated.body.data.client_secret as string;
     expect(secret).not.toBe(app.client_secret);
     await expectClientRefused(clientCredentials(app));
     expect((await clientCredentials(app, secret)).access_token).toMatch(/^cpo_/);
-    const publicApp = await registerApp(stack, user.key, { client_type: 'public' });
-    const refused = await gw(stack, 'POST', `/api/v1/oauth/apps/${publicApp.id}/rotate-secret`, {
+    const publicApp = await registerApp(ctx.stack, user.key, { client_type: 'public' });
+    const refused = await gw(ctx.stack, 'POST', `/api/v1/oauth/apps/${publicApp.id}/rotate-secret`, {
       key: user.key,
     });
     expect(refused.status).toBe(409);
@@ -111,10 +100,10 @@ describe('the OAuth app API', () => {
 
   it('deletes an app and, within seconds, every token it held', async () => {
     const user = await member();
-    const app = await registerApp(stack, user.key);
+    const app = await registerApp(ctx.stack, user.key);
     const tokens = await codeFlow(ctx, app, user.visitor);
     expect((await me(tokens.access_token)).status).toBe(200);
-    const deleted = await gw(stack, 'DELETE', `/api/v1/oauth/apps/${app.id}`, { key: user.key });
+    const deleted = await gw(ctx.stack, 'DELETE', `/api/v1/oauth/apps/${app.id}`, { key: user.key });
     expect(deleted.body).toEqual({ success: true, data: { id: app.id, deleted: true } });
     await refusedSoon(tokens.access_token);
     await expectClientRefused(clientCredentials(app));
@@ -124,7 +113,7 @@ describe('the OAuth app API', () => {
 describe('the OAuth apps page', () => {
   it('lists the apps that can act for the user, and takes access back in one click', async () => {
     const developer = await member();
-    const app = await registerApp(stack, developer.key, { name: 'Weekly digest' });
+    const app = await registerApp(ctx.stack, developer.key, { name: 'Weekly digest' });
     const reader = await member();
     const tokens = await codeFlow(ctx, app, reader.visitor, { scope: 'read' });
     const page = await reader.visitor.get('/account/settings/apps');
@@ -167,7 +156,7 @@ describe('the OAuth apps page, for the developer', () => {
     expect(registered.status).toBe(201);
     const secret = /cps_[0-9A-Za-z]{40}/.exec(registered.text)![0];
     expect((await developer.visitor.post('/account/settings/apps', form)).status).toBe(409);
-    const [app] = (await gw(stack, 'GET', '/api/v1/oauth/apps', { key: developer.key })).body.data;
+    const [app] = (await gw(ctx.stack, 'GET', '/api/v1/oauth/apps', { key: developer.key })).body.data;
     expect(app.redirect_uris).toEqual(['https://page.example/cb', 'http://127.0.0.1:7000/cb']);
 
     const rotated = await developer.visitor.post(`/account/settings/apps/${app.id}/rotate-secret`, {
@@ -205,7 +194,7 @@ describe('the OAuth apps page, for the developer', () => {
 describe('the token endpoint’s wire format (RFC 6749 §5.2)', () => {
   it('answers errors as {error, error_description}, uncached, never in the API envelope', async () => {
     const user = await member();
-    const app = await registerApp(stack, user.key);
+    const app = await registerApp(ctx.stack, user.key);
     const credentials = `client_id=${app.client_id}&client_secret=${app.client_secret}`;
     const unsupported = await tokenEndpoint(`grant_type=urn%3Aexample%3Amade-up&${credentials}`);
     expect(unsupported.status).toBe(400);
@@ -225,7 +214,7 @@ describe('the token endpoint’s wire format (RFC 6749 §5.2)', () => {
     expect(wrongSecret.body.error).toBe('invalid_client');
     expect(wrongSecret.headers.get('www-authenticate')).toMatch(/^Basic/);
 
-    const json = await gw(stack, 'POST', '/api/v1/oauth/token', {
+    const json = await gw(ctx.stack, 'POST', '/api/v1/oauth/token', {
       body: { grant_type: 'client_credentials' },
     });
     expect(json.status).toBe(400);
@@ -238,7 +227,7 @@ describe('the token endpoint’s wire format (RFC 6749 §5.2)', () => {
 describe('revocation', () => {
   it('answers 200 for an unknown token, and refuses another client’s token', async () => {
     const user = await member();
-    const [mine, theirs] = [await registerApp(stack, user.key), await registerApp(stack, user.key)];
+    const [mine, theirs] = [await registerApp(ctx.stack, user.key), await registerApp(ctx.stack, user.key)];
     const revoke = (app: RegisteredApp, token: string) =>
       ctx.oauth
         .revocationRequest(ctx.as, { client_id: app.client_id }, clientAuth(ctx, app), token, ctx.http)
@@ -251,7 +240,7 @@ describe('revocation', () => {
 
   it('revokes a refresh token with its whole grant, the access tokens included', async () => {
     const user = await member();
-    const app = await registerApp(stack, user.key, { client_type: 'public' });
+    const app = await registerApp(ctx.stack, user.key, { client_type: 'public' });
     const tokens = await codeFlow(ctx, app, user.visitor);
     expect((await me(tokens.access_token)).status).toBe(200);
     const client = { client_id: app.client_id };
@@ -273,7 +262,7 @@ describe('revocation', () => {
 
   it('ends the whole grant when a rotated refresh token is replayed', async () => {
     const user = await member();
-    const app = await registerApp(stack, user.key);
+    const app = await registerApp(ctx.stack, user.key);
     const client = { client_id: app.client_id };
     const refresh = async (token: string) =>
       ctx.oauth.processRefreshTokenResponse(

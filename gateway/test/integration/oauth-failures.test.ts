@@ -11,22 +11,13 @@ import {
   type Visitor,
   type OAuthContext,
   type RegisteredApp,
-  signedInMember,
-  whoAmI,
+  oauthStackFor,
 } from '../support/oauth';
 import { gw, memberWithKey, startStack, type Stack } from '../support/stack';
 
-let stack: Stack;
-let ctx: OAuthContext;
+const ctx = oauthStackFor('oauthfail');
 
-beforeAll(async () => {
-  stack = await startStack('oauthfail', { ANON_HOURLY_LIMIT: '100000', ANON_DAILY_LIMIT: '100000' });
-  ctx = await oauthContext(stack);
-});
-afterAll(() => stack.stop());
-
-const me = (token: string) => whoAmI(stack, token);
-const member = (scopes?: string[]) => signedInMember(stack, scopes);
+const { me, member } = ctx;
 
 /** Consent given, code in hand, not yet exchanged. */
 async function codeFor(app: RegisteredApp, visitor: Visitor, params: Record<string, string> = {}) {
@@ -72,7 +63,7 @@ async function authorizationError(visitor: Visitor, url: URL) {
 describe('the authorization endpoint', () => {
   it('shows an error page, and sends nobody anywhere, for a redirect URI the app did not register', async () => {
     const user = await member();
-    const app = await registerApp(stack, user.key);
+    const app = await registerApp(ctx.stack, user.key);
     const attempt = await authorizationRequest(ctx, app.client_id, {
       redirect_uri: 'https://attacker.example/callback',
     });
@@ -85,7 +76,7 @@ describe('the authorization endpoint', () => {
 
   it('refuses a public client without PKCE, and the plain method, on the redirect URI', async () => {
     const user = await member();
-    const app = await registerApp(stack, user.key, { client_type: 'public' });
+    const app = await registerApp(ctx.stack, user.key, { client_type: 'public' });
     const without = await authorizationRequest(ctx, app.client_id);
     without.url.searchParams.delete('code_challenge');
     without.url.searchParams.delete('code_challenge_method');
@@ -99,7 +90,7 @@ describe('the authorization endpoint', () => {
 
   it('answers access_denied with the state when the user denies', async () => {
     const user = await member();
-    const app = await registerApp(stack, user.key);
+    const app = await registerApp(ctx.stack, user.key);
     const attempt = await authorizationRequest(ctx, app.client_id);
     const answer = await answerConsent(user.visitor, attempt.url, 'deny');
     const back = new URL(answer.location!);
@@ -113,7 +104,7 @@ describe('the authorization endpoint', () => {
 describe('code exchange', () => {
   it('refuses a code used twice, and revokes the tokens the first use gave', async () => {
     const user = await member();
-    const app = await registerApp(stack, user.key);
+    const app = await registerApp(ctx.stack, user.key);
     const { callback, verifier } = await codeFor(app, user.visitor);
     const tokens = await exchange(app, callback, verifier);
     expect((await me(tokens.access_token)).status).toBe(200);
@@ -126,7 +117,7 @@ describe('code exchange', () => {
 
   it('refuses a wrong PKCE verifier, which uses the code up', async () => {
     const user = await member();
-    const app = await registerApp(stack, user.key, { client_type: 'public' });
+    const app = await registerApp(ctx.stack, user.key, { client_type: 'public' });
     const { callback, verifier } = await codeFor(app, user.visitor);
     const wrong = ctx.oauth.generateRandomCodeVerifier();
     await expect(exchange(app, callback, wrong)).rejects.toMatchObject({ error: 'invalid_grant' });
@@ -136,7 +127,7 @@ describe('code exchange', () => {
   it('refuses a redirect URI other than the one the code was issued for', async () => {
     const user = await member();
     const other = 'http://127.0.0.1:9/other';
-    const app = await registerApp(stack, user.key, { redirect_uris: [REDIRECT_URI, other] });
+    const app = await registerApp(ctx.stack, user.key, { redirect_uris: [REDIRECT_URI, other] });
     const { callback, verifier } = await codeFor(app, user.visitor);
     // The library this server builds on answers invalid_request here (RFC 6749 suggests invalid_grant).
     await expect(exchange(app, callback, verifier, other)).rejects.toMatchObject({ status: 400 });
@@ -146,7 +137,7 @@ describe('code exchange', () => {
 describe('scope escalation', () => {
   it('refuses to authorize a scope beyond the user’s role', async () => {
     const user = await member();
-    const app = await registerApp(stack, user.key);
+    const app = await registerApp(ctx.stack, user.key);
     const attempt = await authorizationRequest(ctx, app.client_id, { scope: 'read admin' });
     expect((await authorizationError(user.visitor, attempt.url)).error).toBe('invalid_scope');
     const unknown = await authorizationRequest(ctx, app.client_id, { scope: 'read everything' });
@@ -155,7 +146,7 @@ describe('scope escalation', () => {
 
   it('refuses a refresh that asks for more than was granted', async () => {
     const user = await member();
-    const app = await registerApp(stack, user.key);
+    const app = await registerApp(ctx.stack, user.key);
     const tokens = await codeFlow(ctx, app, user.visitor, { scope: 'read' });
     const client = { client_id: app.client_id };
     const response = await ctx.oauth.refreshTokenGrantRequest(
@@ -172,7 +163,7 @@ describe('scope escalation', () => {
 
   it('refuses client credentials beyond the owner’s role, and to public clients', async () => {
     const owner = await member();
-    const confidential = await registerApp(stack, owner.key);
+    const confidential = await registerApp(ctx.stack, owner.key);
     const ask = async (app: RegisteredApp, scope: string) => {
       const client = { client_id: app.client_id };
       const response = await ctx.oauth.clientCredentialsGrantRequest(
@@ -185,7 +176,7 @@ describe('scope escalation', () => {
       return ctx.oauth.processClientCredentialsResponse(ctx.as, client, response);
     };
     await expect(ask(confidential, 'read moderate')).rejects.toMatchObject({ error: 'invalid_scope' });
-    const publicApp = await registerApp(stack, owner.key, { client_type: 'public' });
+    const publicApp = await registerApp(ctx.stack, owner.key, { client_type: 'public' });
     // A public client cannot authenticate, and client credentials are nothing but authentication.
     await expect(ask(publicApp, 'read')).rejects.toMatchObject({ error: 'invalid_client' });
   });
@@ -193,14 +184,15 @@ describe('scope escalation', () => {
   it('cuts a token’s scopes to the role when the user loses it', async () => {
     const user = await member();
     const admin = { userId: 1, role: 'admin' as const, scopes: new Set(['admin' as const]) };
-    const promote = (role: string) => stack.users(admin, 'PUT', `/users/${user.id}/role`, { body: { role } });
+    const promote = (role: string) =>
+      ctx.stack.users(admin, 'PUT', `/users/${user.id}/role`, { body: { role } });
     expect((await promote('moderator')).status).toBe(200);
-    const app = await registerApp(stack, user.key);
+    const app = await registerApp(ctx.stack, user.key);
     const tokens = await codeFlow(ctx, app, user.visitor, { scope: 'read moderate' });
     expect(tokens.scope).toBe('read moderate');
     expect((await promote('member')).status).toBe(200);
 
-    const resolved = await stack.users(null, 'POST', '/internal/keys/resolve', {
+    const resolved = await ctx.stack.users(null, 'POST', '/internal/keys/resolve', {
       body: { key_hash: sha256(tokens.access_token) },
     });
     expect(resolved.body.data).toMatchObject({

@@ -1,36 +1,18 @@
 import { waitFor } from '@community/test-harness';
-import {
-  clientAuth,
-  codeFlow,
-  oauthContext,
-  registerApp,
-  REDIRECT_URI,
-  type OAuthContext,
-  signedInMember,
-  whoAmI,
-} from '../support/oauth';
-import { gw, startStack, type Stack } from '../support/stack';
+import { clientAuth, codeFlow, registerApp, REDIRECT_URI, oauthStackFor } from '../support/oauth';
+import { gw } from '../support/stack';
 
-let stack: Stack;
-let ctx: OAuthContext;
+const ctx = oauthStackFor('oauthflows');
 
-beforeAll(async () => {
-  // Every page view and token request counts against the per-address budget of 127.0.0.1.
-  stack = await startStack('oauthflows', { ANON_HOURLY_LIMIT: '100000', ANON_DAILY_LIMIT: '100000' });
-  ctx = await oauthContext(stack);
-});
-afterAll(() => stack.stop());
-
-const me = (token: string) => whoAmI(stack, token);
-const member = (scopes?: string[]) => signedInMember(stack, scopes);
+const { me, member } = ctx;
 
 describe('discovery (RFC 8414)', () => {
   it('publishes metadata that oauth4webapi accepts, with the gateway as issuer', () => {
     expect(ctx.as).toMatchObject({
-      issuer: stack.gateway,
-      authorization_endpoint: `${stack.gateway}/api/v1/oauth/authorize`,
-      token_endpoint: `${stack.gateway}/api/v1/oauth/token`,
-      revocation_endpoint: `${stack.gateway}/api/v1/oauth/revoke`,
+      issuer: ctx.stack.gateway,
+      authorization_endpoint: `${ctx.stack.gateway}/api/v1/oauth/authorize`,
+      token_endpoint: `${ctx.stack.gateway}/api/v1/oauth/token`,
+      revocation_endpoint: `${ctx.stack.gateway}/api/v1/oauth/revoke`,
       code_challenge_methods_supported: ['S256'],
       grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
@@ -38,18 +20,18 @@ describe('discovery (RFC 8414)', () => {
   });
 
   it('keeps a document derived from the Host header out of shared caches', async () => {
-    const res = await gw(stack, 'GET', '/.well-known/oauth-authorization-server', {
+    const res = await gw(ctx.stack, 'GET', '/.well-known/oauth-authorization-server', {
       headers: { 'x-forwarded-host': 'attacker.example' },
     });
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(res.body.issuer).toBe(stack.gateway);
+    expect(res.body.issuer).toBe(ctx.stack.gateway);
   });
 });
 
 describe('authorization code with PKCE', () => {
   it('gives a public client tokens that act for the user through the gateway like a key', async () => {
     const user = await member();
-    const app = await registerApp(stack, user.key, { client_type: 'public' });
+    const app = await registerApp(ctx.stack, user.key, { client_type: 'public' });
     expect(app.client_secret).toBeNull();
     const tokens = await codeFlow(ctx, app, user.visitor, { scope: 'read write' });
     expect(tokens.access_token).toMatch(/^cpo_[0-9A-Za-z]{40}$/);
@@ -74,12 +56,12 @@ describe('authorization code with PKCE', () => {
 
   it('issues a confidential client its tokens with client_secret_basic, and only the scopes granted', async () => {
     const user = await member();
-    const app = await registerApp(stack, user.key);
+    const app = await registerApp(ctx.stack, user.key);
     expect(app.client_secret).toMatch(/^cps_[0-9A-Za-z]{40}$/);
     const tokens = await codeFlow(ctx, app, user.visitor, { scope: 'read' });
     expect(tokens.scope).toBe('read');
     expect((await me(tokens.access_token)).status).toBe(200);
-    const write = await gw(stack, 'PUT', '/api/v1/users/me', {
+    const write = await gw(ctx.stack, 'PUT', '/api/v1/users/me', {
       key: tokens.access_token,
       body: { bio: 'written by an app' },
     });
@@ -91,7 +73,7 @@ describe('authorization code with PKCE', () => {
 describe('refresh tokens', () => {
   it('rotate: the new refresh token works, the old one is refused afterwards', async () => {
     const user = await member();
-    const app = await registerApp(stack, user.key);
+    const app = await registerApp(ctx.stack, user.key);
     const client = { client_id: app.client_id };
     const first = await codeFlow(ctx, app, user.visitor);
     const refresh = (token: string) =>
@@ -115,7 +97,7 @@ describe('refresh tokens', () => {
 describe('client credentials', () => {
   it('gives a confidential app a token that acts as its owner, without a refresh token', async () => {
     const owner = await member();
-    const app = await registerApp(stack, owner.key);
+    const app = await registerApp(ctx.stack, owner.key);
     const client = { client_id: app.client_id };
     const response = await ctx.oauth.clientCredentialsGrantRequest(
       ctx.as,
@@ -135,7 +117,7 @@ describe('client credentials', () => {
 describe('revocation (RFC 7009)', () => {
   it('stops a revoked access token at the gateway within seconds, even after it was cached', async () => {
     const user = await member();
-    const app = await registerApp(stack, user.key);
+    const app = await registerApp(ctx.stack, user.key);
     const tokens = await codeFlow(ctx, app, user.visitor);
     expect((await me(tokens.access_token)).status).toBe(200);
     const client = { client_id: app.client_id };
@@ -151,7 +133,7 @@ describe('revocation (RFC 7009)', () => {
 
 it('registers only redirect URIs that are https, or http on loopback', async () => {
   const user = await member();
-  const res = await gw(stack, 'POST', '/api/v1/oauth/apps', {
+  const res = await gw(ctx.stack, 'POST', '/api/v1/oauth/apps', {
     key: user.key,
     body: { name: 'x', redirect_uris: [REDIRECT_URI, 'http://example.com/cb'] },
   });

@@ -3,42 +3,36 @@
  * (issue 14, findings 8, 9 and 10): a key minted by a key, a refresh asking for more, a consent
  * request whose redirect URI is not a URL.
  */
-import { codeFlow, oauthContext, registerApp, signedInMember, type OAuthContext } from '../support/oauth';
-import { gw, memberWithKey, mintKey, startStack, type Stack } from '../support/stack';
+import { codeFlow, registerApp, signedInMember, oauthStackFor } from '../support/oauth';
+import { gw, memberWithKey, mintKey } from '../support/stack';
 
-let stack: Stack;
-let ctx: OAuthContext;
-beforeAll(async () => {
-  stack = await startStack('strictcreds', { ANON_HOURLY_LIMIT: '100000', ANON_DAILY_LIMIT: '100000' });
-  ctx = await oauthContext(stack);
-});
-afterAll(() => stack.stop());
+const ctx = oauthStackFor('strictcreds');
 
 const inSeconds = (s: number) => new Date(Date.now() + s * 1000);
 const wire = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 describe('a key minted by a key', () => {
   it('expires with its parent when it names no expiry', async () => {
-    const { id } = await memberWithKey(stack);
+    const { id } = await memberWithKey(ctx.stack);
     const parentExpiry = wire(inSeconds(600));
-    const parent = await mintKey(stack, id, ['read', 'keys'], { expires_at: parentExpiry });
-    const child = await gw(stack, 'POST', '/api/v1/keys', { key: parent.key, body: { name: 'child' } });
+    const parent = await mintKey(ctx.stack, id, ['read', 'keys'], { expires_at: parentExpiry });
+    const child = await gw(ctx.stack, 'POST', '/api/v1/keys', { key: parent.key, body: { name: 'child' } });
     expect(child.status).toBe(201);
     expect(child.body.data.expires_at).toBe(parentExpiry);
   });
 
   it('is refused with 400 when it would outlive its parent, or never expire', async () => {
-    const { id } = await memberWithKey(stack);
-    const parent = await mintKey(stack, id, ['read', 'keys'], { expires_at: wire(inSeconds(6)) });
+    const { id } = await memberWithKey(ctx.stack);
+    const parent = await mintKey(ctx.stack, id, ['read', 'keys'], { expires_at: wire(inSeconds(6)) });
     for (const expires_at of [wire(inSeconds(3600)), null]) {
-      const res = await gw(stack, 'POST', '/api/v1/keys', {
+      const res = await gw(ctx.stack, 'POST', '/api/v1/keys', {
         key: parent.key,
         body: { name: 'longer lived', scopes: ['read'], expires_at },
       });
       expect(res.status).toBe(400);
       expect(res.body.details).toMatchObject({ field: 'expires_at', code: 'too_big' });
     }
-    const shorter = await gw(stack, 'POST', '/api/v1/keys', {
+    const shorter = await gw(ctx.stack, 'POST', '/api/v1/keys', {
       key: parent.key,
       body: { name: 'shorter', scopes: ['read'], expires_at: wire(inSeconds(3)) },
     });
@@ -46,13 +40,13 @@ describe('a key minted by a key', () => {
   });
 
   it('is refused with 400 when no scope is named and the parent can grant none of read and write', async () => {
-    const { id } = await memberWithKey(stack);
-    const keysOnly = await mintKey(stack, id, ['keys']);
-    const res = await gw(stack, 'POST', '/api/v1/keys', { key: keysOnly.key, body: { name: 'nothing' } });
+    const { id } = await memberWithKey(ctx.stack);
+    const keysOnly = await mintKey(ctx.stack, id, ['keys']);
+    const res = await gw(ctx.stack, 'POST', '/api/v1/keys', { key: keysOnly.key, body: { name: 'nothing' } });
     expect(res.status).toBe(400);
     expect(res.body.details).toMatchObject({ field: 'scopes', code: 'required' });
-    const readOnly = await mintKey(stack, id, ['read', 'keys']);
-    const defaulted = await gw(stack, 'POST', '/api/v1/keys', {
+    const readOnly = await mintKey(ctx.stack, id, ['read', 'keys']);
+    const defaulted = await gw(ctx.stack, 'POST', '/api/v1/keys', {
       key: readOnly.key,
       body: { name: 'reader' },
     });
@@ -63,11 +57,11 @@ describe('a key minted by a key', () => {
 
 describe('refreshing with a wider scope', () => {
   it('fails with invalid_scope before the refresh token is used, so the plain retry still works', async () => {
-    const user = await signedInMember(stack);
-    const app = await registerApp(stack, user.key, { client_type: 'public' });
+    const user = await signedInMember(ctx.stack);
+    const app = await registerApp(ctx.stack, user.key, { client_type: 'public' });
     const tokens = await codeFlow(ctx, app, user.visitor, { scope: 'read' });
     const refresh = (scope?: string) =>
-      gw(stack, 'POST', '/api/v1/oauth/token', {
+      gw(ctx.stack, 'POST', '/api/v1/oauth/token', {
         rawBody: new URLSearchParams({
           grant_type: 'refresh_token',
           refresh_token: tokens.refresh_token!,
@@ -87,8 +81,8 @@ describe('refreshing with a wider scope', () => {
 
 describe('the consent page', () => {
   it('refuses a loopback redirect URI with port 99999 as not registered, never a 500', async () => {
-    const user = await signedInMember(stack);
-    const app = await registerApp(stack, user.key, { client_type: 'public' });
+    const user = await signedInMember(ctx.stack);
+    const app = await registerApp(ctx.stack, user.key, { client_type: 'public' });
     const query = new URLSearchParams({
       response_type: 'code',
       client_id: app.client_id,

@@ -1,6 +1,6 @@
 import type * as Oauth from 'oauth4webapi' with { 'resolution-mode': 'import' };
 import { responseValidator } from './openapi-contract';
-import { gw, memberWithKey, type Stack } from './stack';
+import { gw, memberWithKey, startStack, type Stack } from './stack';
 
 /**
  * oauth4webapi — a certified OAuth client none of us wrote — is ESM-only: it is loaded with a dynamic
@@ -259,3 +259,44 @@ export async function signedInMember(stack: Stack, scopes = ['read', 'write', 'k
 
 /** `GET /users/me` with an access token (or key): who the gateway says the caller is. */
 export const whoAmI = (stack: Stack, token: string) => gw(stack, 'GET', '/api/v1/users/me', { key: token });
+
+/** An OAuth test file's context, with its callers bound to its stack. */
+export interface OAuthStack extends OAuthContext {
+  me(token: string): ReturnType<typeof whoAmI>;
+  member(scopes?: string[]): ReturnType<typeof signedInMember>;
+}
+
+/**
+ * The stack of an OAuth test file, started before its tests and stopped after them; read its fields
+ * inside the tests. Every page view and token request counts against the anonymous budget of
+ * 127.0.0.1, so the budget is lifted.
+ */
+export function oauthStackFor(label: string): OAuthStack {
+  let started: OAuthContext | undefined;
+  beforeAll(async () => {
+    started = await oauthContext(
+      await startStack(label, { ANON_HOURLY_LIMIT: '100000', ANON_DAILY_LIMIT: '100000' }),
+    );
+  });
+  afterAll(() => started?.stack.stop());
+  const ctx = (): OAuthContext => {
+    if (!started) throw new Error(`the ${label} stack has not started`);
+    return started;
+  };
+  return {
+    get oauth() {
+      return ctx().oauth;
+    },
+    get as() {
+      return ctx().as;
+    },
+    get stack() {
+      return ctx().stack;
+    },
+    get http() {
+      return ctx().http;
+    },
+    me: (token) => whoAmI(ctx().stack, token),
+    member: (scopes) => signedInMember(ctx().stack, scopes),
+  };
+}

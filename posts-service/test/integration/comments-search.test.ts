@@ -1,15 +1,12 @@
 import { commentListEntry, cursorPaginationSchema, SEARCH_CAP, timeListEnvelope } from '@community/contracts';
-import { alice, bob, createCategory, createPost } from '../support/fixtures';
-import { startPostsService, type PostsHarness } from '../support/posts-harness';
+import { alice, bob, createPost, startWithCategory } from '../support/fixtures';
+import type { PostsHarness } from '../support/posts-harness';
 
 // DESIGN.md §11: GET /comments — across posts, by author and post, searchable like posts.
 
 let h: PostsHarness;
 let category: number;
-beforeAll(async () => {
-  h = await startPostsService('comments_search');
-  category = (await createCategory(h, 'Talk')).id;
-});
+beforeAll(async () => ({ h, category } = await startWithCategory('comments_search', 'Talk')));
 afterAll(() => h.stop());
 
 const comment = async (postId: number, content: string, as = alice) => {

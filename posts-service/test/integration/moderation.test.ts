@@ -1,8 +1,8 @@
 import { actor, waitFor } from '@community/test-harness';
 import { flagSchema, listEnvelope, moderationActionSchema, timeListEnvelope } from '@community/contracts';
-import { alice, createCategory, createPost, moderator } from '../support/fixtures';
+import { alice, createPost, moderator, startWithCategory } from '../support/fixtures';
 import { onModerationAction } from '../../src/domain/moderation/actions';
-import { startPostsService, type PostsHarness } from '../support/posts-harness';
+import type { PostsHarness } from '../support/posts-harness';
 
 // DESIGN.md §12: flags, hiding at three, the queue and its decisions, the audit log. The members here
 // are minted on the spot: the harness runs FLAG_MIN_ACCOUNT_AGE_HOURS=0, so their flags count at once
@@ -10,10 +10,7 @@ import { startPostsService, type PostsHarness } from '../support/posts-harness';
 
 let h: PostsHarness;
 let category: number;
-beforeAll(async () => {
-  h = await startPostsService('moderation');
-  category = (await createCategory(h, 'Moderated')).id;
-});
+beforeAll(async () => ({ h, category } = await startWithCategory('moderation', 'Moderated')));
 afterAll(() => h.stop());
 
 const carol = actor(301);

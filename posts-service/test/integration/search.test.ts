@@ -1,15 +1,12 @@
 import { postListEntry, SEARCH_CAP, timeListEnvelope } from '@community/contracts';
-import { alice, bob, createCategory, createPost } from '../support/fixtures';
-import { startPostsService, type PostsHarness } from '../support/posts-harness';
+import { alice, bob, createCategory, createPost, startWithCategory } from '../support/fixtures';
+import type { PostsHarness } from '../support/posts-harness';
 
 // DESIGN.md §11: GET /posts?q= — web-search syntax, English stemming, accents ignored, title first.
 
 let h: PostsHarness;
 let category: number;
-beforeAll(async () => {
-  h = await startPostsService('search');
-  category = (await createCategory(h, 'Search')).id;
-});
+beforeAll(async () => ({ h, category } = await startWithCategory('search', 'Search')));
 afterAll(() => h.stop());
 
 const post = (

@@ -1,15 +1,12 @@
 import { listEnvelope, tagSchema } from '@community/contracts';
-import { alice, bob, createCategory, createPost } from '../support/fixtures';
-import { startPostsService, type PostsHarness } from '../support/posts-harness';
+import { alice, bob, createPost, startWithCategory } from '../support/fixtures';
+import type { PostsHarness } from '../support/posts-harness';
 
 // DESIGN.md §11: GET /tags — the tags of live posts, counts kept on create, edit and delete.
 
 let h: PostsHarness;
 let category: number;
-beforeAll(async () => {
-  h = await startPostsService('tags');
-  category = (await createCategory(h, 'Tagged')).id;
-});
+beforeAll(async () => ({ h, category } = await startWithCategory('tags', 'Tagged')));
 afterAll(() => h.stop());
 
 const tagged = (tags: string[], as = alice) => createPost(h, as, { category_id: category, tags });

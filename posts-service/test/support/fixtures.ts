@@ -1,4 +1,4 @@
-import type { PostsHarness } from './posts-harness';
+import { startPostsService, type PostsHarness } from './posts-harness';
 import { actor } from '@community/test-harness';
 
 export const alice = actor(101);
@@ -14,6 +14,12 @@ export async function createCategory(
   const res = await h.call(h.admin, 'POST', '/categories', { body: { name } });
   if (res.status !== 201) throw new Error(`category not created: ${res.text}`);
   return res.body.data as { id: number; name: string; slug: string };
+}
+
+/** posts-service on port 0 with the one category a test file posts into. */
+export async function startWithCategory(label: string, categoryName: string) {
+  const h = await startPostsService(label);
+  return { h, category: (await createCategory(h, categoryName)).id };
 }
 
 export async function createPost(
