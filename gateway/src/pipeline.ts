@@ -88,9 +88,8 @@ export interface RequestContext {
   refund: () => void;
   /** Gives it back when its `304` is free (DESIGN.md §10, §21). */
   refundNotModified: () => void;
-  /** Whose budget it came out of, and what was decided. */
+  /** Whose budget it came out of. */
   subject?: Subject;
-  decision?: Decision;
 }
 
 export type Pipeline = (req: IncomingMessage, res: ServerResponse, record: RequestRecord) => Promise<void>;
@@ -207,7 +206,6 @@ function count(deps: GatewayDeps, ctx: RequestContext, client: string | null): P
 function charged(deps: GatewayDeps, ctx: RequestContext, subject: Subject, decision: Decision): void {
   if (ctx.identity.unavailable) throw ctx.identity.unavailable;
   ctx.subject = subject;
-  ctx.decision = decision;
   ctx.refund = () => refundRequest(deps.limiter, subject, decision, ctx.res);
   if (freeWhenNotModified(ctx.req)) ctx.refundNotModified = ctx.refund;
 }

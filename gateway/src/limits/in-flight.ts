@@ -85,11 +85,6 @@ export class InFlight {
     });
   }
 
-  /** How many requests this process holds in flight for the subject (tests, metrics). */
-  held(subject: string): number {
-    return this.local.get(subject)?.total ?? 0;
-  }
-
   private async admitShared(key: string, member: string, cap: number, heldHere: number) {
     if (this.redis.status === 'ready') {
       const now = Date.now();
