@@ -14,8 +14,8 @@ export interface InLine<T> {
  * old generation when the old one is there, and the discarded table keeps its entries and a link to
  * its successor: once one table was old, each discarded one kept the requests it held alive past
  * the young generation until the next full collection (bench/RESULTS.md, "Garbage kept alive: a
- * Map's tables and express's prototype change"). test/flight-line.test.ts checks the line's
- * behaviour; no bounded test here reproduces V8's retention, so it has no canary yet.
+ * Map's tables and express's prototype change"). test/flight-line-canary.test.ts shows the
+ * retention and fails the day V8 no longer has it; test/flight-line.test.ts checks the line itself.
  */
 export class FlightLine<T extends InLine<T>> {
   private head: T | null = null;
