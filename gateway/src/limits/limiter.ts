@@ -2,9 +2,9 @@ import type Redis from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { Logger } from '@community/logging';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import { Tally } from '@community/http-kit';
 import { withDeadline } from './deadline';
 import { Leases, type LeaseOptions, type Taken } from './leases';
+import { LimiterMetrics } from './limiter-metrics';
 import { RedisCounters, type RedisCounter } from './redis-counters';
 import {
   budgetWindow,
@@ -30,21 +30,7 @@ export interface LimiterOptions {
   leases?: LeaseOptions;
 }
 
-type Store = 'redis' | 'memory';
-type DecisionLabels = Readonly<Record<'outcome' | 'subject' | 'store', string>>;
-
-/** The decision counter's label objects, one per combination, made once (Tally.inc). */
-const DECISION_LABELS = labelTree(['allowed', 'rejected'] as const, (outcome) =>
-  labelTree(['account', 'anonymous', 'pages', 'client'] as const, (subject) =>
-    labelTree(['redis', 'memory'] as const, (store): DecisionLabels =>
-      Object.freeze({ outcome, subject, store }),
-    ),
-  ),
-);
-
-function labelTree<K extends string, V>(keys: readonly K[], make: (key: K) => V): Record<K, V> {
-  return Object.fromEntries(keys.map((key) => [key, make(key)])) as Record<K, V>;
-}
+export type Store = 'redis' | 'memory';
 
 /** One period's counter of a budget: in Redis, or in this process while Redis is away. */
 interface PeriodCounter {
@@ -75,7 +61,7 @@ export class TwoWindowLimiter {
   };
   private readonly counters: RedisCounters;
   private readonly leases: Leases;
-  private readonly decisions: Tally<'outcome' | 'subject' | 'store'> | undefined;
+  private readonly metrics: LimiterMetrics | undefined;
   private readonly replicas: number;
   private readonly coolOffMs: number;
   private readonly deadlineMs: number;
@@ -93,14 +79,7 @@ export class TwoWindowLimiter {
     this.coolOffMs = options.coolOffMs ?? 5_000;
     this.deadlineMs = options.deadlineMs ?? 500;
     this.logger = options.logger;
-    this.decisions = options.registry
-      ? new Tally({
-          name: 'gateway_limiter_decisions_total',
-          help: 'Rate limit decisions',
-          labelNames: ['outcome', 'subject', 'store'],
-          registry: options.registry,
-        })
-      : undefined;
+    if (options.registry) this.metrics = new LimiterMetrics(options.registry, () => !this.redisUsable());
   }
 
   /**
@@ -252,13 +231,13 @@ export class TwoWindowLimiter {
       budgetWindow(windows[i]!.name, windows[i]!.limit, remaining, msLeft, now),
     );
     if (counted.some((outcome) => !outcome.ok)) {
-      this.decisions?.inc(DECISION_LABELS.rejected[subject.kind][store]);
+      this.metrics?.decided('rejected', subject.kind, store);
       const retryMs = Math.max(...counted.filter((outcome) => !outcome.ok).map((outcome) => outcome.msLeft));
       // Both windows show 0 left when both are exceeded: the tie goes to the hourly one.
       const shown = states.find((s) => s.remaining === 0)!;
       return { allowed: false, shown, windows: states, retryAfter: seconds(retryMs) };
     }
-    this.decisions?.inc(DECISION_LABELS.allowed[subject.kind][store]);
+    this.metrics?.decided('allowed', subject.kind, store);
     const allowed: Decision = { allowed: true, shown: tightest(states), windows: states };
     if (lease) allowed.lease = lease;
     return allowed;

@@ -62,12 +62,18 @@ describe('the gateway edge', () => {
   it('labels request metrics by route template, never by raw path', async () => {
     const { key } = await memberWithKey(stack);
     await gw(stack, 'GET', '/api/v1/posts/987654', { key });
+    await gw(stack, 'GET', '/api/v1/nowhere/123456', { key, undocumented: true });
     const metrics = await gw(stack, 'GET', '/metrics', { undocumented: true });
 
     expect(metrics.text).toMatch(
-      /http_requests_total\{[^}]*route="\/api\/v1\/posts\/\{id\}"[^}]*status="404"/,
+      /http_server_request_duration_seconds_count\{service="gateway",http_route="\/api\/v1\/posts\/\{id\}",http_request_method="GET",http_response_status_code="404"\} [1-9]/,
+    );
+    expect(metrics.text).toMatch(
+      /http_route="unmatched",http_request_method="GET",http_response_status_code="404"/,
     );
     expect(metrics.text).not.toContain('987654');
+    expect(metrics.text).not.toContain('nowhere');
+    expect(metrics.text).not.toMatch(/http_requests_total|http_request_duration_seconds/);
   });
 
   it('ignores X-Forwarded-For unless TRUST_PROXY says the hop may set it', async () => {

@@ -15,6 +15,10 @@ afterAll(async () => {
 
 const remaining = (headers: Headers) => Number(headers.get('x-ratelimit-remaining'));
 const ready = async () => (await (await fetch(`${stack.gateway}/readyz`)).json()) as { status: string };
+const fallbackActive = async () => {
+  const metrics = await (await fetch(`${stack.gateway}/metrics`)).text();
+  return Number(/^gateway_limiter_fallback_active\{[^}]*\} (\d+)$/m.exec(metrics)?.[1]);
+};
 
 describe('Redis unreachable', () => {
   it('keeps serving with limit headers in memory, reports degraded, and goes back to Redis', async () => {
@@ -22,9 +26,11 @@ describe('Redis unreachable', () => {
     await waitFor(async () => (await ready()).status === 'ok', { what: 'gateway ready' });
     const before = await gw(stack, 'GET', '/api/v1/posts', { key });
     expect(remaining(before.headers)).toBe(99);
+    expect(await fallbackActive()).toBe(0);
 
     await redisProxy.cut();
     await waitFor(async () => (await ready()).status === 'degraded', { what: 'degraded readiness' });
+    expect(await fallbackActive()).toBe(1);
     const started = Date.now();
     const during = [];
     for (let i = 0; i < 5; i++) during.push(await gw(stack, 'GET', '/api/v1/posts', { key }));
@@ -36,6 +42,11 @@ describe('Redis unreachable', () => {
 
     redisProxy.restore();
     await waitFor(async () => (await ready()).status === 'ok', { what: 'redis again', timeoutMs: 10_000 });
+    // Back on Redis once the cool-off after the last failed command is over.
+    await waitFor(async () => (await fallbackActive()) === 0, {
+      what: 'the limiter on Redis again',
+      timeoutMs: 10_000,
+    });
     const after = await gw(stack, 'GET', '/api/v1/posts', { key });
     expect(after.status).toBe(200);
     // the Redis count resumes where it stood before the outage
@@ -82,6 +93,8 @@ describe('Redis hung (connected, answering nothing)', () => {
       expect(statuses).toEqual(Array(10).fill(200));
       // One wait of the limiter's 500 ms deadline, not ten.
       expect(elapsed).toBeLessThan(2_500);
+      // Connected, yet deciding in memory for the cool-off.
+      expect(await fallbackActive()).toBe(1);
     } finally {
       redisProxy.restore();
     }

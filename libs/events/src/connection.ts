@@ -1,5 +1,5 @@
 import { connect } from 'amqplib';
-import type { ChannelModel, ConfirmChannel, Options } from 'amqplib';
+import type { Channel, ChannelModel, ConfirmChannel, Options } from 'amqplib';
 import type { Logger } from '@community/logging';
 import { backoffDelay, errorMessage } from './backoff';
 import { redactUrl } from '@community/config';
@@ -36,6 +36,8 @@ export class AmqpConnection {
   private readonly log: Logger;
   private model: ChannelModel | undefined;
   private channel: ConfirmChannel | undefined;
+  /** A plain channel for questions about queues, on the current connection (opened on first use). */
+  private inspection: { model: ChannelModel; channel: Promise<Channel> } | undefined;
   private connecting: Promise<void> | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private failures = 0;
@@ -105,6 +107,27 @@ export class AmqpConnection {
     });
   }
 
+  /**
+   * How many messages wait in a queue, asked on a channel of its own: the broker closes the channel
+   * a missing queue was asked about, and that must not be the one events go out on. Rejects while
+   * not connected, and without an answer within `timeoutMs` (a link dead but not yet noticed).
+   */
+  async messageCount(queue: string, timeoutMs = 2_000): Promise<number> {
+    const channel = await this.inspectionChannel();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no answer about ${queue} within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+    });
+    try {
+      return (await Promise.race([channel.checkQueue(queue), late])).messageCount;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     clearTimeout(this.retryTimer);
@@ -113,6 +136,7 @@ export class AmqpConnection {
     const model = this.model;
     this.model = undefined;
     this.channel = undefined;
+    this.inspection = undefined;
     await model?.close().catch(() => undefined);
     await this.connecting;
   }
@@ -159,6 +183,23 @@ export class AmqpConnection {
     this.log.info('amqp connected');
     for (const waiter of this.waiters) waiter.resolve();
     this.waiters.clear();
+  }
+
+  private inspectionChannel(): Promise<Channel> {
+    const model = this.model;
+    if (!model || !this.channel) return Promise.reject(new Error('RabbitMQ is not connected'));
+    if (this.inspection?.model === model) return this.inspection.channel;
+    const inspection = { model, channel: model.createChannel() };
+    const forget = () => {
+      if (this.inspection === inspection) this.inspection = undefined;
+    };
+    inspection.channel.then((channel) => {
+      // A missing queue's 404 closes this channel only: the next question opens another.
+      channel.on('error', () => undefined);
+      channel.once('close', forget);
+    }, forget);
+    this.inspection = inspection;
+    return inspection.channel;
   }
 
   private onDrop(): void {

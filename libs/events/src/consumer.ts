@@ -5,8 +5,8 @@ import type { Counter, Registry } from 'prom-client';
 import { backoffDelay, errorMessage, sleep } from './backoff';
 import type { AmqpConnection } from './connection';
 import { parseEnvelope, type EventEnvelope } from './envelope';
-import { counter } from './metrics';
-import { DEFAULT_MAX_DELIVERIES, declareTopology, topologyNames } from './topology';
+import { counter, gaugeSeries } from './metrics';
+import { DEFAULT_MAX_DELIVERIES, declareTopology, topologyNames, type TopologyNames } from './topology';
 
 export type EventHandler = (tx: Tx, event: EventEnvelope) => Promise<void>;
 
@@ -45,6 +45,12 @@ export interface EventConsumerOptions {
 
 type Outcome = 'applied' | 'duplicate' | 'failed' | 'dead_lettered';
 
+const DEAD_LETTERS = {
+  name: 'events_dead_letter_messages',
+  help: 'Messages waiting in the dead-letter queue',
+  label: 'queue',
+};
+
 /**
  * Consumes the service queue and applies each event exactly once: the handler runs in the transaction
  * that records the event id in `processed_events`, and the message is acked only after that commit.
@@ -53,18 +59,18 @@ type Outcome = 'applied' | 'duplicate' | 'failed' | 'dead_lettered';
  */
 export class EventConsumer {
   private readonly log: Logger;
+  private readonly names: TopologyNames;
   private readonly maxDeliveries: number;
   private readonly consumed?: Counter<'event' | 'outcome'>;
+  private readonly forgetDeadLetters?: () => void;
   private readonly inFlight = new Set<Promise<void>>();
   private subscription: { channel: Channel; consumerTag: string } | undefined;
   private started = false;
   private stopping = false;
 
   constructor(private readonly opts: EventConsumerOptions) {
-    this.log = opts.logger.child({
-      component: 'event-consumer',
-      queue: topologyNames(opts.exchange, opts.service).queue,
-    });
+    this.names = topologyNames(opts.exchange, opts.service);
+    this.log = opts.logger.child({ component: 'event-consumer', queue: this.names.queue });
     this.maxDeliveries = opts.maxDeliveries ?? DEFAULT_MAX_DELIVERIES;
     if (!Number.isInteger(this.maxDeliveries) || this.maxDeliveries < 1)
       throw new Error('maxDeliveries must be ≥ 1');
@@ -74,6 +80,10 @@ export class EventConsumer {
         'events_consumed_total',
         'Events taken from the queue, by outcome',
         ['event', 'outcome'],
+      );
+      const { deadLetterQueue } = this.names;
+      this.forgetDeadLetters = gaugeSeries(opts.registry, DEAD_LETTERS, deadLetterQueue, () =>
+        this.deadLetters(),
       );
     }
   }
@@ -86,6 +96,7 @@ export class EventConsumer {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    this.forgetDeadLetters?.();
     const subscription = this.subscription;
     this.subscription = undefined;
     await subscription?.channel.cancel(subscription.consumerTag).catch(() => undefined);
@@ -99,8 +110,7 @@ export class EventConsumer {
       maxDeliveries: this.maxDeliveries,
     });
     await channel.prefetch(prefetch);
-    const { queue } = topologyNames(exchange, service);
-    const { consumerTag } = await channel.consume(queue, (message) => {
+    const { consumerTag } = await channel.consume(this.names.queue, (message) => {
       if (!message) {
         this.log.warn('consumer cancelled by the broker (queue deleted?)');
         return;
@@ -113,6 +123,15 @@ export class EventConsumer {
     this.subscription = { channel, consumerTag };
     // stop() may have run while this setup was still declaring: it found nothing to cancel then.
     if (this.stopping) await channel.cancel(consumerTag);
+  }
+
+  /**
+   * The dead-letter queue's depth, asked at each scrape once the queue is declared; undefined — the
+   * gauge keeps its last value — while the broker cannot say.
+   */
+  private async deadLetters(): Promise<number | undefined> {
+    if (!this.subscription) return undefined;
+    return this.opts.amqp.messageCount(this.names.deadLetterQueue).catch(() => undefined);
   }
 
   private async handle(channel: Channel, message: ConsumeMessage): Promise<void> {

@@ -35,6 +35,13 @@ describe('EventConsumer', () => {
     return (await db.sql<{ text: string }[]>`select text from notes order by text`).map((row) => row.text);
   }
 
+  async function deadLettersShown(): Promise<number> {
+    const line = (await registry.metrics())
+      .split('\n')
+      .find((l) => l.startsWith(`events_dead_letter_messages{queue="${names.deadLetterQueue}"}`));
+    return Number(line?.split(' ')[1]);
+  }
+
   async function takeFromDlq(): Promise<amqplib.GetMessage> {
     return waitFor(async () => channel.get(names.deadLetterQueue, { noAck: true }), {
       timeoutMs: 10_000,
@@ -116,7 +123,9 @@ describe('EventConsumer', () => {
     publish(healthy, healthy.event);
 
     await waitFor(async () => (await notes()).includes('after poison'), { what: 'the healthy event' });
+    await waitFor(async () => (await deadLettersShown()) === 1, { what: 'the DLQ gauge to show it' });
     const dead = await takeFromDlq();
+    expect(await deadLettersShown()).toBe(0);
     expect(JSON.parse(dead.content.toString('utf8'))).toEqual(poison);
     expect(poisonCalls.get(poison.id)).toBe(MAX_DELIVERIES);
     // The failed attempts rolled back: neither the handler's write nor the processed mark survived.
