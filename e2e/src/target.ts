@@ -54,3 +54,19 @@ export async function openOwnedTarget(
     throw new Error('this file needs the stack the suite starts itself (unset E2E_BASE_URL)');
   return target as Target & { owned: OwnedStack };
 }
+
+/**
+ * The target of one test file: opened before its tests (a stack takes up to two minutes to start)
+ * and closed after them. Tests read it when they run: `const { world } = target();`.
+ */
+export function targetOfFile<T extends Target>(open: () => Promise<T>): () => T {
+  let target: T | undefined;
+  beforeAll(async () => {
+    target = await open();
+  }, 120_000);
+  afterAll(() => target?.close(), 60_000);
+  return () => {
+    if (!target) throw new Error('the target opens in beforeAll: read it inside a test');
+    return target;
+  };
+}

@@ -98,6 +98,12 @@ export class World {
     expectStatus(await this.as(admin)('PUT', `/api/v1/users/${userId}/role`, { body: { role } }), 200);
   }
 
+  /** An unlimited member who writes: a call as them, and the file's category to post in. */
+  async writer() {
+    const member = await this.member({ plan: UNLIMITED });
+    return { member, as: this.as(member), categoryId: await this.category() };
+  }
+
   /** One category for the file's posts, created by the admin. */
   category(): Promise<number> {
     this.categoryId ??= (async () => {

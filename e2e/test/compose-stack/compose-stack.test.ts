@@ -1,9 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { waitFor } from '@community/test-harness';
 import { expectStatus } from '../../src/client/http';
 import { composeContainers, composeProject, openFrom, restartService } from '../../src/compose';
 import { subscribe } from '../../src/flows';
-import { openTarget, type Target } from '../../src/target';
-import { runTraffic } from '../../src/traffic';
+import { openTarget, targetOfFile } from '../../src/target';
+import { postAndList, runTraffic } from '../../src/traffic';
 import { UNLIMITED } from '../../src/world';
 
 // Runs only inside `npm run test:containers`, which starts docker-compose.yml as this project.
@@ -20,13 +21,7 @@ const SERVICE_PORTS: Record<string, number[]> = {
   'webhook-service': [3003],
 };
 
-let target: Target;
-beforeAll(async () => {
-  target = await openTarget('compose');
-}, 120_000);
-afterAll(() => target?.close(), 60_000);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const target = targetOfFile(() => openTarget('compose'));
 
 describe('the compose stack as a platform team runs it', () => {
   it('publishes the gateway alone: from outside the backend network only the gateway answers', async () => {
@@ -42,7 +37,7 @@ describe('the compose stack as a platform team runs it', () => {
     // On this machine, the engine publishes one port: the gateway's, on the address the runner gave.
     const published = containers.filter((c) => Object.keys(c.published).length);
     expect(published.map((c) => [c.service, c.published])).toEqual([
-      ['gateway', { '8080/tcp': [new URL(target.baseUrl).host] }],
+      ['gateway', { '8080/tcp': [new URL(target().baseUrl).host] }],
     ]);
 
     // A client on the edge network (where the published port leads) reaches the gateway and nothing
@@ -65,29 +60,13 @@ describe('the compose stack as a platform team runs it', () => {
   }, 60_000);
 
   it('restarts posts-service mid-traffic: every request answered, no post and no event lost', async () => {
-    const { world, receiver } = target;
+    const { world, receiver } = target();
     const watcher = await world.member({ plan: UNLIMITED });
     await subscribe(world.as(watcher), receiver, 'restart', ['post.created']);
     const as = world.as(await world.member({ plan: UNLIMITED }));
     const categoryId = await world.category();
 
-    let n = 0;
-    const traffic = runTraffic(
-      3,
-      async (call) => {
-        n += 1;
-        const title = `Written across a restart ${n}`;
-        const created = await call('create', 'POST', '/api/v1/posts', {
-          title,
-          content: title,
-          category_id: categoryId,
-        });
-        if (created.status !== 201) await sleep(200);
-        await call('list', 'GET', '/api/v1/posts?limit=5');
-      },
-      as,
-      30_000,
-    );
+    const traffic = runTraffic(3, postAndList(categoryId, 'Written across a restart', 200), as, 30_000);
     const created = () => traffic.outcomes.filter((o) => o.op === 'create' && o.status === 201);
     await waitFor(() => created().length >= 5, { timeoutMs: 30_000, what: 'posts before the restart' });
     const before = created().length;

@@ -1,25 +1,19 @@
 import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import { Browser } from '../../src/client/browser';
 import { createKeyWithSession, logInOnPage } from '../../src/client/account';
 import type { Call } from '../../src/client/http';
 import { createPost } from '../../src/flows';
-import type { OwnedStack } from '../../src/stack/owned-stack';
-import { openOwnedTarget, type Target } from '../../src/target';
-import { newIp, uniqueUsername, UNLIMITED } from '../../src/world';
+import { openOwnedTarget, targetOfFile } from '../../src/target';
+import { newIp, uniqueUsername } from '../../src/world';
 
 /**
  * The gateway half of the audit's attacks (issue 14: 1, 2 and 5), against the whole stack as
  * `npm start` runs it, on loopback only, each bounded in count and time — and for each, what the
  * people who are not attacking see.
  */
-let target: Target & { owned: OwnedStack };
-beforeAll(async () => {
-  target = await openOwnedTarget('abusegw');
-}, 120_000);
-afterAll(() => target?.close(), 60_000);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const target = targetOfFile(() => openOwnedTarget('abusegw'));
 
 interface Visit {
   step: string;
@@ -128,7 +122,7 @@ describe('attack 1: slow request bodies (no account needed)', () => {
   // With requests in flight capped per address (DESIGN.md §21), at most 8 of them are held: the rest
   // are refused at once, and the attack holds fewer of the gateway's sockets than before.
   it('16 slow registrations, one every 0.7 s, get 408 or, past 8 held, 429 at once; registration, login and new keys keep working', async () => {
-    const { world, baseUrl } = target;
+    const { world, baseUrl } = target();
     const traffic = bystanders(world.call, baseUrl);
     const attacker = newIp();
     const slow: Promise<{ status: number; ms: number }>[] = [];
@@ -156,7 +150,7 @@ describe('attack 1: slow request bodies (no account needed)', () => {
 
 describe('attack 2: long query strings (any free account)', () => {
   it('9 KB of junk on every list answers 200 with a small Link; registration, login and new keys keep working', async () => {
-    const { world, baseUrl } = target;
+    const { world, baseUrl } = target();
     const attacker = await world.member();
     const as = world.as(attacker);
     const junk = 'j'.repeat(9_000);
@@ -189,10 +183,9 @@ describe('attack 2: long query strings (any free account)', () => {
 
 describe('attack 5: a hung posts-service (SIGSTOP)', () => {
   it('gives 503s within 3 s of the first stuck request, users-service unaffected, and is used again within 5 s of SIGCONT', async () => {
-    const { world, owned } = target;
-    const member = await world.member({ plan: UNLIMITED });
-    const as = world.as(member);
-    await createPost(as, await world.category(), { title: 'Before the freeze' });
+    const { world, owned } = target();
+    const { as, categoryId } = await world.writer();
+    await createPost(as, categoryId, { title: 'Before the freeze' });
     expect((await as('GET', '/api/v1/posts?limit=1')).status).toBe(200);
     const pid = owned.services.posts.pid!;
 

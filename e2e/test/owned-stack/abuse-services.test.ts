@@ -2,25 +2,19 @@
  * Attacks on the services that a single cheap client can run (issue 14, findings 3 and 4), each
  * against the real stack on 127.0.0.1, bounded in count and time, and what everyone else sees.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '@community/test-harness';
 import { Browser, hiddenInput } from '../../src/client/browser';
 import { expectStatus } from '../../src/client/http';
 import { createPost, deliveredWhen, subscribe } from '../../src/flows';
-import { openOwnedTarget, type Target } from '../../src/target';
-import type { OwnedStack } from '../../src/stack/owned-stack';
+import { openOwnedTarget, targetOfFile } from '../../src/target';
 import { newIp, UNLIMITED } from '../../src/world';
 
-let target: Target & { owned: OwnedStack };
-beforeAll(async () => {
-  target = await openOwnedTarget('abuse_services');
-}, 120_000);
-afterAll(() => target?.close(), 60_000);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const target = targetOfFile(() => openOwnedTarget('abuse_services'));
 
 describe('dead webhook endpoints', () => {
   it("one free account's 20 deleted dead endpoints with ~1,000 pending deliveries delay nobody's delivery", async () => {
-    const { world, receiver } = target;
+    const { world, receiver } = target();
     const categoryId = await world.category();
     // A free account: 100 requests an hour are enough for the whole attack.
     const attacker = await world.member();
@@ -60,9 +54,9 @@ describe('dead webhook endpoints', () => {
 
 describe('parallel password guessing', () => {
   it('checks at most 10 of 30 parallel wrong passwords and then refuses the right one for the window', async () => {
-    const { world } = target;
+    const { world } = target();
     const member = await world.member();
-    const attacker = new Browser(target.baseUrl, newIp());
+    const attacker = new Browser(target().baseUrl, newIp());
     const form = await attacker.get('/account/login');
     const csrf = hiddenInput(form.html, '_csrf');
     const guess = (password: string) =>
@@ -86,7 +80,7 @@ describe('parallel password guessing', () => {
     expect((await guess(member.password)).status).toBe(429);
 
     // Nobody else notices: the owner signs in from their own address, and their key works.
-    const owner = new Browser(target.baseUrl, member.ip);
+    const owner = new Browser(target().baseUrl, member.ip);
     const ownForm = await owner.get('/account/login');
     const signedIn = await owner.postForm('/account/login', [
       ['_csrf', hiddenInput(ownForm.html, '_csrf')],

@@ -1,20 +1,15 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { waitFor } from '@community/test-harness';
 import { createKeyWithSession } from '../../src/client/account';
 import { expectStatus } from '../../src/client/http';
 import { expectError } from '../../src/contract';
 import { createPost, profileWhen, subscribe } from '../../src/flows';
-import { CRASH_AFTER_COMMIT_KEY, type OwnedStack } from '../../src/stack/owned-stack';
-import { openOwnedTarget, type Target } from '../../src/target';
-import { runTraffic, type Outcome } from '../../src/traffic';
+import { CRASH_AFTER_COMMIT_KEY } from '../../src/stack/owned-stack';
+import { openOwnedTarget, targetOfFile } from '../../src/target';
+import { postAndList, runTraffic, type Outcome } from '../../src/traffic';
 import { UNLIMITED } from '../../src/world';
 
-let target: Target & { owned: OwnedStack };
-beforeAll(async () => {
-  target = await openOwnedTarget('procfaults');
-}, 120_000);
-afterAll(() => target?.close(), 60_000);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const target = targetOfFile(() => openOwnedTarget('procfaults'));
 
 function expectFast503s(outcomes: Outcome[]) {
   const unavailable = outcomes.filter((o) => o.status === 503);
@@ -28,26 +23,9 @@ function expectFast503s(outcomes: Outcome[]) {
 
 describe('a service process killed mid-traffic', () => {
   it('posts-service: 503 at once while it is down, no request hangs, nothing written before the kill is lost', async () => {
-    const { world, owned } = target;
-    const author = await world.member({ plan: UNLIMITED });
-    const as = world.as(author);
-    const categoryId = await world.category();
-    let n = 0;
-    const traffic = runTraffic(
-      4,
-      async (call) => {
-        n += 1;
-        const title = `Written under fire ${n}`;
-        const created = await call('create', 'POST', '/api/v1/posts', {
-          title,
-          content: title,
-          category_id: categoryId,
-        });
-        if (created.status !== 201) await sleep(50);
-        await call('list', 'GET', '/api/v1/posts?limit=5');
-      },
-      as,
-    );
+    const { world, owned } = target();
+    const { member: author, as, categoryId } = await world.writer();
+    const traffic = runTraffic(4, postAndList(categoryId, 'Written under fire', 50), as);
     // Kill only once something has been written: a fixed head start wrote nothing on a loaded machine.
     await waitFor(() => traffic.outcomes.some((o) => o.op === 'create' && o.status === 201), {
       timeoutMs: 20_000,
@@ -85,10 +63,10 @@ describe('a service process killed mid-traffic', () => {
   }, 60_000);
 
   it('users-service: cached keys keep reaching other services, the rest gets 503 at once, and it recovers', async () => {
-    const { world, owned } = target;
+    const { world, owned } = target();
     const member = await world.member();
     const as = world.as(member);
-    const fresh = await createKeyWithSession(member.browser, target.baseUrl, {
+    const fresh = await createKeyWithSession(member.browser, target().baseUrl, {
       name: 'unseen',
       scopes: ['read'],
     });
@@ -116,10 +94,8 @@ describe('a service process killed mid-traffic', () => {
 
 describe('posts-service killed after committing a keyed POST, before answering it', () => {
   it('the retry with the same Idempotency-Key gets the first answer: one post, one event', async () => {
-    const { world, owned } = target;
-    const author = await world.member({ plan: UNLIMITED });
-    const as = world.as(author);
-    const categoryId = await world.category();
+    const { world, owned } = target();
+    const { member: author, as, categoryId } = await world.writer();
     const title = `Committed, never answered ${Date.now()}`;
     const send = () =>
       as('POST', '/api/v1/posts', {
@@ -152,7 +128,7 @@ describe('posts-service killed after committing a keyed POST, before answering i
 
 describe('webhook-service killed between fan-out and delivery', () => {
   it('delivers every event after the restart, each under one webhook-id, including attempts cut off mid-flight', async () => {
-    const { world, receiver, owned } = target;
+    const { world, receiver, owned } = target();
     const watcher = await world.member({ plan: UNLIMITED });
     const hook = await subscribe(world.as(watcher), receiver, 'crash', ['post.created']);
     const author = world.as(await world.member({ plan: UNLIMITED }));

@@ -1,6 +1,7 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium, waitFor } from '@community/test-harness';
-import { gw, startStack, type Stack } from '../support/stack';
+import type { BrowserContext, Page } from 'playwright-core';
+import { waitFor } from '@community/test-harness';
+import { gw } from '../support/stack';
+import { browserStack } from './browser-stack';
 import { artifactPath } from './artifacts';
 
 const DESKTOP = { width: 1280, height: 900 };
@@ -18,31 +19,14 @@ interface LabelledInput {
   labels: { length: number } | null;
 }
 
-let stack: Stack;
-let browser: Browser;
-
-beforeAll(async () => {
-  // Each kept as it comes, so afterAll stops what started even when the other failed.
-  await Promise.all([
-    startStack('browser').then((started) => (stack = started)),
-    launchChromium().then((launched) => (browser = launched)),
-  ]);
-});
-
-afterAll(async () => {
-  try {
-    await browser?.close();
-  } finally {
-    await stack?.stop();
-  }
-});
+const harness = browserStack('browser');
 
 async function openPage(): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: DESKTOP });
+  const context = await harness.browser.newContext({ viewport: DESKTOP });
   return { context, page: await context.newPage() };
 }
 
-const url = (pathname: string) => stack.gateway + pathname;
+const url = (pathname: string) => harness.stack.gateway + pathname;
 const onApiPage = (page: Page) => page.waitForURL((u) => u.pathname === '/account/settings/api');
 
 async function register(page: Page, username: string) {
@@ -83,7 +67,7 @@ async function generateKey(page: Page, name: string): Promise<string> {
 
 /** Clicks "Copy key" with clipboard access granted; returns what the page said and what was copied. */
 async function copyWithButton(context: BrowserContext, page: Page) {
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.gateway });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: harness.stack.gateway });
   await page.click('#copy-key');
   const status = page.locator('#copy-status').filter({ hasText: /\S/ });
   await status.waitFor();
@@ -128,11 +112,11 @@ describe('the account pages in a real browser, through the gateway', () => {
     });
 
     // The key works against the API, with every scope it was given.
-    const me = await gw(stack, 'GET', '/api/v1/users/me', { key });
+    const me = await gw(harness.stack, 'GET', '/api/v1/users/me', { key });
     expect(me.status).toBe(200);
     expect(me.body.data.username).toBe(username);
-    expect((await gw(stack, 'GET', '/api/v1/posts', { key })).status).toBe(200);
-    expect((await gw(stack, 'GET', '/api/v1/keys', { key })).status).toBe(200);
+    expect((await gw(harness.stack, 'GET', '/api/v1/posts', { key })).status).toBe(200);
+    expect((await gw(harness.stack, 'GET', '/api/v1/keys', { key })).status).toBe(200);
 
     // Pictures for a person, on a desktop and on a phone, where only the keys table may scroll sideways.
     await page.screenshot({ path: artifactPath('api-keys-desktop.png'), fullPage: true });
@@ -160,7 +144,7 @@ describe('the account pages in a real browser, through the gateway', () => {
     expect(await row.count()).toBe(0);
 
     // The gateway stops honouring it within 5 s.
-    await waitFor(async () => (await gw(stack, 'GET', '/api/v1/users/me', { key })).status === 401, {
+    await waitFor(async () => (await gw(harness.stack, 'GET', '/api/v1/users/me', { key })).status === 401, {
       timeoutMs: 5000,
       what: 'the gateway to refuse the revoked key',
     });

@@ -1,27 +1,9 @@
-import type { Browser, ConsoleMessage, Page, Request } from 'playwright-core';
+import type { ConsoleMessage, Page, Request } from 'playwright-core';
 import { OPERATIONS } from '@community/openapi';
-import { startStack, type Stack } from '../support/stack';
-import { launchChromium } from '@community/test-harness';
+import { browserStack } from './browser-stack';
 import { artifactPath } from './artifacts';
 
-let stack: Stack;
-let browser: Browser;
-
-beforeAll(async () => {
-  // Each kept as it comes, so afterAll stops what started even when the other failed.
-  await Promise.all([
-    startStack('docs').then((started) => (stack = started)),
-    launchChromium().then((launched) => (browser = launched)),
-  ]);
-});
-
-afterAll(async () => {
-  try {
-    await browser?.close();
-  } finally {
-    await stack?.stop();
-  }
-});
+const harness = browserStack('docs');
 
 interface Visit {
   page: Page;
@@ -33,9 +15,9 @@ interface Visit {
 
 /** Opens /docs with every request recorded; any request off this origin is refused and listed. */
 async function openDocs(): Promise<Visit> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await harness.browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
-  const origin = new URL(stack.gateway).origin;
+  const origin = new URL(harness.stack.gateway).origin;
   const visit: Visit = { page, offsite: [], requested: [], problems: [] };
   await context.route('**/*', (route) => {
     const url = route.request().url();
@@ -48,7 +30,7 @@ async function openDocs(): Promise<Visit> {
     if (message.type() === 'error') visit.problems.push(message.text());
   });
   page.on('pageerror', (error) => visit.problems.push(error.message));
-  await page.goto(`${stack.gateway}/docs`);
+  await page.goto(`${harness.stack.gateway}/docs`);
   await page.waitForSelector('.opblock', { timeout: 20_000 });
   return visit;
 }
@@ -61,7 +43,7 @@ it('renders every operation from the gateway alone, with no request leaving it',
     expect(listed).toEqual(expect.arrayContaining(OPERATIONS.map((op) => `operations-${op.tag}-${op.id}`)));
     // …plus the five webhook events and the test ping.
     expect(listed).toHaveLength(OPERATIONS.length + 6);
-    expect(requested).toContain(`${stack.gateway}/api/v1/openapi.json`);
+    expect(requested).toContain(`${harness.stack.gateway}/api/v1/openapi.json`);
     expect(offsite).toEqual([]);
     // A CSP violation or a script error would show here.
     expect(problems).toEqual([]);

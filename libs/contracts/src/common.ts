@@ -217,6 +217,9 @@ export const rateLimitErrorEnvelope = errorEnvelope.extend({
 });
 
 export const deletedSchema = z.strictObject({ id: z.int().min(1), deleted: z.literal(true) });
+export type Deleted = z.infer<typeof deletedSchema>;
+/** The answer to a DELETE: the id of what is gone. */
+export const deleted = (id: number): Deleted => ({ id, deleted: true });
 
 /**
  * The avatar of a user who has not set one: an SVG users-service serves itself at

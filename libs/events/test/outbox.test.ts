@@ -1,50 +1,30 @@
-import { deleteAmqpObjects, testExchange, testInfra, waitFor } from '@community/test-harness';
+import { testExchange, waitFor } from '@community/test-harness';
 import { Registry } from 'prom-client';
-import { enqueueEvent, OutboxRelay, type AmqpConnection } from '../src';
-import { fastConnection, logger, serviceDatabase, type ServiceDatabase } from './support/fixtures';
-import { probeQueue, type ProbeQueue } from '@community/test-harness';
+import { enqueueEvent } from '../src';
+import { startRelay, type RelayRig } from './support/fixtures';
 
 describe('outbox relay', () => {
-  const { amqpUrl } = testInfra();
   const exchange = testExchange('outbox');
   const registry = new Registry();
-  let db: ServiceDatabase;
-  let amqp: AmqpConnection;
-  let relay: OutboxRelay;
-  let probe: ProbeQueue;
+  let rig: RelayRig;
 
   beforeAll(async () => {
-    db = await serviceDatabase('events_outbox');
-    probe = await probeQueue(amqpUrl, exchange);
-    amqp = fastConnection(amqpUrl, 'outbox-test');
-    relay = new OutboxRelay({
-      sql: db.sql,
-      amqp,
-      exchange,
-      logger,
-      pollIntervalMs: 50,
-      registry,
-    });
-    relay.start();
-    await amqp.waitUntilConnected(5_000);
+    rig = await startRelay('outbox', exchange, { registry });
   });
 
-  afterAll(async () => {
-    await relay.stop();
-    await amqp.close();
-    await probe.close();
-    await deleteAmqpObjects(amqpUrl, { exchanges: [exchange] });
-    await db.close();
-  });
+  afterAll(() => rig.close());
 
   it('publishes an event committed with its transaction, exactly as enqueued', async () => {
     const data = { id: 7, title: 'Héllo 👋 ‏مرحبا', author_id: 3, nested: { snake_case: true } };
-    const envelope = await db.sql.begin((tx) => enqueueEvent(tx, 'post.created', data));
-    relay.kick();
+    const envelope = await rig.db.sql.begin((tx) => enqueueEvent(tx, 'post.created', data));
+    rig.relay.kick();
 
-    const message = await waitFor(() => probe.messages.find((m) => m.properties.messageId === envelope.id), {
-      what: 'the committed event',
-    });
+    const message = await waitFor(
+      () => rig.probe.messages.find((m) => m.properties.messageId === envelope.id),
+      {
+        what: 'the committed event',
+      },
+    );
     expect(JSON.parse(message.content.toString('utf8'))).toEqual(envelope);
     expect(envelope).toEqual({
       id: expect.stringMatching(/^evt_[0-9A-Z]{26}$/),
@@ -59,29 +39,29 @@ describe('outbox relay', () => {
       type: 'post.created',
       timestamp: Math.floor(Date.parse(envelope.timestamp) / 1000),
     });
-    await waitFor(async () => (await relay.pending()).count === 0, {
+    await waitFor(async () => (await rig.relay.pending()).count === 0, {
       what: 'the row to be marked published',
     });
-    const [row] = await db.sql`select published_at, attempts from outbox where event_id = ${envelope.id}`;
+    const [row] = await rig.db.sql`select published_at, attempts from outbox where event_id = ${envelope.id}`;
     expect(row?.publishedAt).toBeInstanceOf(Date);
   });
 
   it('never publishes an event whose transaction rolled back', async () => {
     let rolledBackId = '';
     await expect(
-      db.sql.begin(async (tx) => {
+      rig.db.sql.begin(async (tx) => {
         rolledBackId = (await enqueueEvent(tx, 'post.deleted', { id: 1, author_id: 3 })).id;
         throw new Error('business rule failed');
       }),
     ).rejects.toThrow('business rule failed');
-    const later = await db.sql.begin((tx) => enqueueEvent(tx, 'post.updated', { id: 1 }));
-    relay.kick();
+    const later = await rig.db.sql.begin((tx) => enqueueEvent(tx, 'post.updated', { id: 1 }));
+    rig.relay.kick();
 
-    await waitFor(() => probe.messages.some((m) => m.properties.messageId === later.id), {
+    await waitFor(() => rig.probe.messages.some((m) => m.properties.messageId === later.id), {
       what: 'the later event',
     });
-    expect(probe.messages.some((m) => m.properties.messageId === rolledBackId)).toBe(false);
-    expect(await db.sql`select 1 from outbox where event_id = ${rolledBackId}`).toHaveLength(0);
+    expect(rig.probe.messages.some((m) => m.properties.messageId === rolledBackId)).toBe(false);
+    expect(await rig.db.sql`select 1 from outbox where event_id = ${rolledBackId}`).toHaveLength(0);
   });
 
   it('reports published counts and the pending backlog as metrics', async () => {

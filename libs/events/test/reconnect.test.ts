@@ -1,23 +1,19 @@
 import { createDb, type Sql } from '@community/db';
-import {
-  deleteAmqpObjects,
-  startTcpProxy,
-  testExchange,
-  testInfra,
-  waitFor,
-  type TcpProxy,
-} from '@community/test-harness';
+import { testExchange, testInfra, waitFor, type TcpProxy } from '@community/test-harness';
 import amqplib from 'amqplib';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EventConsumer, newEventId, topologyNames, type AmqpConnection, type EventEnvelope } from '../src';
-import { fastConnection, logger, SCHEMA, serviceDatabase, type ServiceDatabase } from './support/fixtures';
+import {
+  deleteTopology,
+  fastConnection,
+  logger,
+  proxyTo,
+  SCHEMA,
+  serviceDatabase,
+  type ServiceDatabase,
+} from './support/fixtures';
 
 const NOTES_TABLE = 'create table notes (event_id text primary key, text text not null);';
-
-function proxyTo(url: string): Promise<TcpProxy> {
-  const { hostname, port } = new URL(url);
-  return startTcpProxy({ host: hostname, port: Number(port) });
-}
 
 describe('EventConsumer across outages', () => {
   const { amqpUrl } = testInfra();
@@ -79,10 +75,7 @@ describe('EventConsumer across outages', () => {
     await consumerSql.end({ timeout: 1 });
     await brokerProxy.stop();
     await dbProxy.stop();
-    await deleteAmqpObjects(amqpUrl, {
-      queues: [names.queue, names.deadLetterQueue],
-      exchanges: [exchange, names.deadLetterExchange],
-    });
+    await deleteTopology(exchange, 'notes');
     await db.close();
   });
 

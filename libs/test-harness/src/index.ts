@@ -9,7 +9,7 @@ export { waitFor } from './wait-for';
 export type { TcpProxy } from './tcp-proxy';
 export { startTcpProxy } from './tcp-proxy';
 export { freePort, freePorts } from './free-port';
-export { probeQueue, type ProbeQueue } from './probe-queue';
+export { probeQueue, withProbe, type Probed, type ProbeQueue } from './probe-queue';
 export { apiClient, actor, type ApiResponse, type RequestOptions } from './api-client';
 export { serviceSandbox, type ServiceSandbox } from './service-sandbox';
 export { findChromium, launchChromium, type FoundChromium } from './chromium';

@@ -1,5 +1,6 @@
 import amqp from 'amqplib';
 import type { ConsumeMessage } from 'amqplib';
+import { testInfra } from './infra';
 import { uniqueName } from './names';
 
 export interface ProbeQueue {
@@ -25,4 +26,22 @@ export async function probeQueue(amqpUrl: string, exchange: string, bindingKey =
     bodies: () => messages.map((message) => JSON.parse(message.content.toString('utf8'))),
     close: () => connection.close(),
   };
+}
+
+/** A started service with a probe queue on its exchange, closed before the service stops. */
+export type Probed<H extends { exchange: string; stop(): Promise<void> }> = H & { probe: ProbeQueue };
+
+/** Binds a probe queue to the service's exchange, so a test sees every event the service publishes. */
+export async function withProbe<H extends { exchange: string; stop(): Promise<void> }>(
+  harness: H,
+): Promise<Probed<H>> {
+  const probe = await probeQueue(testInfra().amqpUrl, harness.exchange);
+  const stop = harness.stop.bind(harness);
+  return Object.assign(harness, {
+    probe,
+    async stop() {
+      await probe.close();
+      await stop();
+    },
+  });
 }

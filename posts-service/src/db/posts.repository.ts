@@ -12,13 +12,10 @@ export interface PostFilter {
   tag?: string;
 }
 
-export interface NewPost {
-  title: string;
-  slug: string;
-  content: string;
-  authorId: number;
-  categoryId: number;
-  tags: string[];
+export interface NewPost extends Pick<
+  PostRow,
+  'title' | 'slug' | 'content' | 'authorId' | 'categoryId' | 'tags'
+> {
   /** The role the author writes with (flags never hide staff content, DESIGN.md §21). */
   authorRole: string;
 }

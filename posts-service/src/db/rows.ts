@@ -1,10 +1,18 @@
 /** Rows as the repositories return them (camelCase, postgres.js `camel` transform). */
-export interface PostRow {
+
+/** The author of a post or comment, with what every read joins in from the `authors` replica. */
+export interface AuthorColumns {
+  authorId: number;
+  authorUsername: string | null;
+  authorDisplayName: string | null;
+  authorAvatar: string | null;
+}
+
+export interface PostRow extends AuthorColumns {
   id: number;
   title: string;
   slug: string;
   content: string;
-  authorId: number;
   categoryId: number;
   tags: string[];
   views: number;
@@ -15,26 +23,19 @@ export interface PostRow {
   isHidden: boolean;
   createdAt: Date;
   updatedAt: Date;
-  authorUsername: string | null;
-  authorDisplayName: string | null;
-  authorAvatar: string | null;
   categoryName: string | null;
   categorySlug: string | null;
 }
 
-export interface CommentRow {
+export interface CommentRow extends AuthorColumns {
   id: number;
   postId: number;
   parentId: number | null;
-  authorId: number;
   content: string;
   likes: number;
   isHidden: boolean;
   createdAt: Date;
   updatedAt: Date;
-  authorUsername: string | null;
-  authorDisplayName: string | null;
-  authorAvatar: string | null;
 }
 
 export interface CategoryRow {

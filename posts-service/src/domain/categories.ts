@@ -1,10 +1,12 @@
 import {
   ConflictError,
+  deleted,
   NotFoundError,
   ValidationError,
   type Actor,
   type Category,
   type CreateCategoryBody,
+  type Deleted,
   type UpdateCategoryBody,
 } from '@community/contracts';
 import type { Page } from '@community/http-kit';
@@ -55,11 +57,7 @@ export async function updateCategory(
 }
 
 /** A category that still holds live posts cannot go: move or delete them first. */
-export async function deleteCategory(
-  deps: TxDeps,
-  actor: Actor,
-  id: number,
-): Promise<{ id: number; deleted: true }> {
+export async function deleteCategory(deps: TxDeps, actor: Actor, id: number): Promise<Deleted> {
   assertAdmin(actor, 'delete categories');
   return commitWithEvents(deps, async (tx) => {
     const row = await repo.findCategory(tx, id, { forUpdate: true });
@@ -70,7 +68,7 @@ export async function deleteCategory(
       });
     }
     await repo.deleteCategory(tx, id);
-    return { id, deleted: true as const };
+    return deleted(id);
   });
 }
 

@@ -6,14 +6,7 @@ import {
   type PostDetail,
   type PostListItem,
 } from '@community/contracts';
-import type { CategoryRow, CommentRow, PostRow } from '../db/rows';
-
-interface AuthorColumns {
-  authorId: number;
-  authorUsername: string | null;
-  authorDisplayName: string | null;
-  authorAvatar: string | null;
-}
+import type { AuthorColumns, CategoryRow, CommentRow, PostRow } from '../db/rows';
 
 /**
  * The author as the replica knows it. Until users-service's event arrives the post still renders,

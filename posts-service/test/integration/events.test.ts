@@ -7,25 +7,21 @@ import {
   testEnvelope as envelope,
   testInfra,
   waitFor,
-  type ProbeQueue,
+  withProbe,
+  type Probed,
 } from '@community/test-harness';
 import { alice, bob, createCategory, createPost, moderator } from '../support/fixtures';
 import { startPostsService, type PostsHarness } from '../support/posts-harness';
 
-let h: PostsHarness;
-let probe: ProbeQueue;
+let h: Probed<PostsHarness>;
 beforeAll(async () => {
-  h = await startPostsService('events');
-  probe = await probeQueue(testInfra().amqpUrl, h.exchange);
+  h = await withProbe(await startPostsService('events'));
 });
-afterAll(async () => {
-  await probe.close();
-  await h.stop();
-});
+afterAll(() => h.stop());
 
 const received = (event: string, match: (data: any) => boolean = () => true) =>
   waitFor(
-    () => (probe.bodies() as EventEnvelope<any>[]).find((body) => body.event === event && match(body.data)),
+    () => (h.probe.bodies() as EventEnvelope<any>[]).find((body) => body.event === event && match(body.data)),
     { what: `${event} event`, timeoutMs: 5000 },
   );
 

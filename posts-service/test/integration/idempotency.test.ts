@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@community/events';
-import { probeQueue, testInfra, waitFor, type ProbeQueue } from '@community/test-harness';
+import { waitFor, withProbe, type Probed } from '@community/test-harness';
 import { IdempotencyKeySweeper } from '@community/service-runtime';
 import { createLogger } from '@community/logging';
 import { alice, bob, createCategory } from '../support/fixtures';
@@ -7,18 +7,13 @@ import { startPostsService, type PostsHarness } from '../support/posts-harness';
 
 // DESIGN.md §10: a POST with an Idempotency-Key is done once, however often it is sent.
 
-let h: PostsHarness;
-let probe: ProbeQueue;
+let h: Probed<PostsHarness>;
 let category: number;
 beforeAll(async () => {
-  h = await startPostsService('idempotency');
-  probe = await probeQueue(testInfra().amqpUrl, h.exchange);
+  h = await withProbe(await startPostsService('idempotency'));
   category = (await createCategory(h, 'Retries')).id;
 });
-afterAll(async () => {
-  await probe.close();
-  await h.stop();
-});
+afterAll(() => h.stop());
 
 let n = 0;
 const newKey = () => `key-${Date.now()}-${++n}`;
@@ -32,7 +27,9 @@ const postsTitled = async (title: string) =>
   Number((await h.sql<{ n: string }[]>`select count(*) as n from posts where title = ${title}`)[0]!.n);
 
 const createdEvents = (postId: number) =>
-  (probe.bodies() as EventEnvelope<any>[]).filter((e) => e.event === 'post.created' && e.data.id === postId);
+  (h.probe.bodies() as EventEnvelope<any>[]).filter(
+    (e) => e.event === 'post.created' && e.data.id === postId,
+  );
 
 describe('Idempotency-Key on POST', () => {
   it('answers a retry with the first answer, creates one post and emits one event', async () => {
@@ -136,7 +133,7 @@ describe('Idempotency-Key on POST', () => {
       what: 'post.created',
       timeoutMs: 5000,
     });
-    const ids = (probe.bodies() as EventEnvelope<any>[])
+    const ids = (h.probe.bodies() as EventEnvelope<any>[])
       .filter((e) => e.event === 'post.created' && e.data.title === 'Commit failed')
       .map((e) => e.data.id);
     expect(ids).toEqual([retry.body.data.id]);

@@ -7,12 +7,12 @@ import type { Session } from '../domain/accounts/sessions';
 import { createKey, DEFAULT_KEY_SCOPES, listKeys, revokeKey } from '../domain/keys/manage-keys';
 import { accountSuspension } from '../domain/users/suspension';
 import { apiKeysMain, type KeyFormValues, type KeysView } from './api-keys.view';
-import { assertSessionCsrf, sessionActor } from '../routes/session';
+import { sessionActor } from '../routes/session';
 import { formValue, formValues } from '@community/http-kit';
 import { API_PAGE, renderPage } from './layout';
 import { toProblem } from './problems';
 import { firstSubmission } from '../domain/accounts/form-once';
-import { sessionOrLogin } from './navigation';
+import { signedIn, signedInForm } from './navigation';
 
 const DEFAULT_FORM: KeyFormValues = { name: '', scopes: DEFAULT_KEY_SCOPES, expires_at: '' };
 
@@ -49,7 +49,6 @@ function keyBody(form: KeyFormValues) {
 }
 
 async function generate(deps: TxDeps, req: Request, res: Response, session: Session) {
-  assertSessionCsrf(req, session);
   const form: KeyFormValues = {
     name: formValue(req.body, 'name'),
     scopes: formValues(req.body, 'scopes'),
@@ -76,30 +75,22 @@ async function generate(deps: TxDeps, req: Request, res: Response, session: Sess
 
 export function apiKeysPages(router: Router, deps: TxDeps): void {
   resource(router, '/settings/api', {
-    get: async (req, res) => {
-      const session = await sessionOrLogin(deps.sql, req, res, API_PAGE);
-      if (!session) return;
+    get: signedIn(deps.sql, API_PAGE, async (req, res, session) => {
       const notice = req.query.revoked === '1' ? 'The key was revoked; it no longer works.' : undefined;
       await showPage(deps, res, 200, { session, form: DEFAULT_FORM, notice });
-    },
+    }),
   });
 
   resource(router, '/settings/api/keys', {
     // Someone who lands here by address (not by the form) wants the API page.
     get: (_req, res) => res.redirect(303, API_PAGE),
-    post: async (req, res) => {
-      const session = await sessionOrLogin(deps.sql, req, res, API_PAGE);
-      if (session) await generate(deps, req, res, session);
-    },
+    post: signedInForm(deps.sql, API_PAGE, (req, res, session) => generate(deps, req, res, session)),
   });
 
   resource(router, '/settings/api/keys/:id/revoke', {
-    post: async (req, res) => {
-      const session = await sessionOrLogin(deps.sql, req, res, API_PAGE);
-      if (!session) return;
-      assertSessionCsrf(req, session);
+    post: signedInForm(deps.sql, API_PAGE, async (req, res, session) => {
       await revokeKey(deps, session.userId, parseId(req.params.id, 'key'));
       res.redirect(303, `${API_PAGE}?revoked=1`);
-    },
+    }),
   });
 }

@@ -7,7 +7,7 @@ import {
 } from '@community/contracts';
 import type { Session } from '../domain/accounts/sessions';
 import { confirmedButton, dataTable, suspendedNotice, when } from './components';
-import { csrfInput, formAlert, inputField } from './forms';
+import { formAlert, inputField, nameField, onceInputs } from './forms';
 import { html, type Html } from './html';
 import { API_PAGE } from './layout';
 import type { Problem } from './problems';
@@ -71,15 +71,6 @@ function keyRow(key: ApiKey, csrfToken: string): Html {
   </tr>`;
 }
 
-function keysTable(view: KeysView): Html {
-  if (view.keys.length === 0) return html`<p class="muted">You have no API keys yet.</p>`;
-  return dataTable({
-    labelledBy: 'keys-heading',
-    columns: ['Name', 'Prefix', 'Scopes', 'Created', 'Last used', 'Expires', 'Action'],
-    rows: view.keys.map((key) => keyRow(key, view.session.csrfToken)),
-  });
-}
-
 function scopeBoxes(view: KeysView): Html {
   const error = view.problem?.fields.scopes;
   return html`<fieldset${error && html` aria-describedby="scopes-error"`}>
@@ -106,18 +97,8 @@ function generateForm(view: KeysView): Html {
   return html`<h2 id="generate-heading">Generate new key</h2>
     ${formAlert(problem)}
     <form id="generate-key-form" method="post" action="${API_PAGE}/keys" novalidate>
-      ${csrfInput(view.session.csrfToken)}
-      <input type="hidden" name="_once" value="${view.onceToken}" />
-      ${inputField({
-        problem,
-        name: 'name',
-        label: 'Name',
-        value: form.name,
-        required: true,
-        hint: 'What will use it, e.g. “backup script”.',
-        attributes: html` maxlength="100"`,
-      })}
-      ${scopeBoxes(view)}
+      ${onceInputs(view.session.csrfToken, view.onceToken)}
+      ${nameField(problem, form.name, 'What will use it, e.g. “backup script”.')} ${scopeBoxes(view)}
       ${inputField({
         problem,
         name: 'expires_at',
@@ -141,5 +122,11 @@ export function apiKeysMain(view: KeysView): Html {
     ${view.notice && html`<div class="alert ok" role="status"><p>${view.notice}</p></div>`}
     ${view.newKey && newKeyBox(view.newKey)}
     <h2 id="keys-heading">Your keys</h2>
-    ${keysTable(view)} ${view.suspension ? html`` : generateForm(view)}`;
+    ${dataTable({
+      labelledBy: 'keys-heading',
+      columns: ['Name', 'Prefix', 'Scopes', 'Created', 'Last used', 'Expires', 'Action'],
+      rows: view.keys.map((key) => keyRow(key, view.session.csrfToken)),
+      empty: 'You have no API keys yet.',
+    })}
+    ${view.suspension ? html`` : generateForm(view)}`;
 }

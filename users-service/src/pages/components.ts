@@ -8,10 +8,13 @@ export interface TableSpec {
   /** Column headers; the last one (the buttons) is shown muted. */
   columns: string[];
   rows: Html[];
+  /** Said instead of the table when it has no rows. */
+  empty: string;
 }
 
 /** A table that scrolls sideways on a phone rather than overflowing the page. */
-export function dataTable({ labelledBy, columns, rows }: TableSpec): Html {
+export function dataTable({ labelledBy, columns, rows, empty }: TableSpec): Html {
+  if (rows.length === 0) return html`<p class="muted">${empty}</p>`;
   const headers = columns.map((column, i) =>
     i === columns.length - 1
       ? html`<th scope="col"><span class="muted">${column}</span></th>`

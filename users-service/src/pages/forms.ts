@@ -3,6 +3,10 @@ import type { Problem } from './problems';
 
 export const csrfInput = (token: string) => html`<input type="hidden" name="_csrf" value="${token}" />`;
 
+/** A form that makes something carries a one-time token as well, so a resubmission makes nothing. */
+export const onceInputs = (csrfToken: string, onceToken: string) =>
+  html`${csrfInput(csrfToken)} <input type="hidden" name="_once" value="${onceToken}" />`;
+
 /** The form-level message; it is announced as soon as the page loads. */
 export function formAlert(problem: Problem | undefined): Html | '' {
   if (!problem) return '';
@@ -63,3 +67,15 @@ ${spec.value ?? ''}</textarea>
     ${error}
   </div>`;
 }
+
+/** The name of something the user makes (a key, an app): required, at most 100 characters. */
+export const nameField = (problem: Problem | undefined, value: string, hint: string) =>
+  inputField({
+    problem,
+    name: 'name',
+    label: 'Name',
+    value,
+    required: true,
+    hint,
+    attributes: html` maxlength="100"`,
+  });

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Sql } from '@community/db';
 import type { Session } from '../domain/accounts/sessions';
-import { currentSession } from '../routes/session';
+import { assertSessionCsrf, currentSession } from '../routes/session';
 import { API_PAGE, LOGIN_PAGE } from './layout';
 
 const HERE = 'https://account.invalid';
@@ -29,6 +29,22 @@ export async function sessionOrLogin(sql: Sql, req: Request, res: Response, retu
   if (!session) res.redirect(303, loginUrl(returnTo ?? req.originalUrl));
   return session;
 }
+
+type SessionHandler = (req: Request, res: Response, session: Session) => Promise<void>;
+
+/** A handler for the signed-in user only; anyone else is sent to log in, coming back to `page`. */
+export const signedIn =
+  (sql: Sql, page: string, handle: SessionHandler) => async (req: Request, res: Response) => {
+    const session = await sessionOrLogin(sql, req, res, page);
+    if (session) await handle(req, res, session);
+  };
+
+/** {@link signedIn} for a form's POST: its CSRF token must be the session's. */
+export const signedInForm = (sql: Sql, page: string, handle: SessionHandler) =>
+  signedIn(sql, page, async (req, res, session) => {
+    assertSessionCsrf(req, session);
+    await handle(req, res, session);
+  });
 
 /** The caller's address as the gateway vouched for it (per-IP limits). */
 export const clientIp = (res: Response) => String(res.locals.clientIp);

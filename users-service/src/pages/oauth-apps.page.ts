@@ -7,12 +7,11 @@ import type { Session } from '../domain/accounts/sessions';
 import { listAuthorizedApps, withdrawGrant } from '../domain/oauth/authorized-apps';
 import { deleteApp, listApps, registerApp, rotateSecret } from '../domain/oauth/manage-apps';
 import { firstSubmission } from '../domain/accounts/form-once';
-import { assertSessionCsrf } from '../routes/session';
 import { formValue } from '@community/http-kit';
 import { APPS_PAGE, renderPage } from './layout';
 import { appsMain, type AppFormValues, type AppsView } from './oauth-apps.view';
 import { toProblem } from './problems';
-import { sessionOrLogin } from './navigation';
+import { signedIn, signedInForm } from './navigation';
 
 const NOTICES = new Map([
   ['deleted', 'The app was deleted; its tokens no longer work.'],
@@ -52,7 +51,6 @@ function appBody(form: AppFormValues) {
 }
 
 async function register(deps: TxDeps, req: Request, res: Response, session: Session) {
-  assertSessionCsrf(req, session);
   const form: AppFormValues = {
     name: formValue(req.body, 'name'),
     redirect_uris: formValue(req.body, 'redirect_uris'),
@@ -77,48 +75,31 @@ async function register(deps: TxDeps, req: Request, res: Response, session: Sess
 /** The account page for OAuth apps: register, list, rotate a secret, delete. */
 export function oauthAppsPages(router: Router, deps: TxDeps): void {
   resource(router, '/settings/apps', {
-    get: async (req, res) => {
-      const session = await sessionOrLogin(deps.sql, req, res, APPS_PAGE);
-      if (!session) return;
-      await showPage(deps, res, 200, { session, notice: NOTICES.get(String(req.query.done)) });
-    },
-    post: async (req, res) => {
-      const session = await sessionOrLogin(deps.sql, req, res, APPS_PAGE);
-      if (session) await register(deps, req, res, session);
-    },
+    get: signedIn(deps.sql, APPS_PAGE, (req, res, session) =>
+      showPage(deps, res, 200, { session, notice: NOTICES.get(String(req.query.done)) }),
+    ),
+    post: signedInForm(deps.sql, APPS_PAGE, (req, res, session) => register(deps, req, res, session)),
   });
 
   resource(router, '/settings/apps/:id/rotate-secret', {
-    post: async (req, res) => {
-      const session = await sessionOrLogin(deps.sql, req, res, APPS_PAGE);
-      if (!session) return;
-      assertSessionCsrf(req, session);
+    post: signedInForm(deps.sql, APPS_PAGE, async (req, res, session) => {
       const issued = await rotateSecret(deps, session.userId, parseId(req.params.id, 'app'));
-      await showPage(deps, res, 200, {
-        session,
-        issued,
-        notice: 'A new secret was issued; the old one no longer works.',
-      });
-    },
+      const notice = 'A new secret was issued; the old one no longer works.';
+      await showPage(deps, res, 200, { session, issued, notice });
+    }),
   });
 
   resource(router, '/settings/apps/:id/delete', {
-    post: async (req, res) => {
-      const session = await sessionOrLogin(deps.sql, req, res, APPS_PAGE);
-      if (!session) return;
-      assertSessionCsrf(req, session);
+    post: signedInForm(deps.sql, APPS_PAGE, async (req, res, session) => {
       await deleteApp(deps, session.userId, parseId(req.params.id, 'app'));
       res.redirect(303, `${APPS_PAGE}?done=deleted`);
-    },
+    }),
   });
 
   resource(router, '/settings/apps/authorizations/:id/revoke', {
-    post: async (req, res) => {
-      const session = await sessionOrLogin(deps.sql, req, res, APPS_PAGE);
-      if (!session) return;
-      assertSessionCsrf(req, session);
+    post: signedInForm(deps.sql, APPS_PAGE, async (req, res, session) => {
       await withdrawGrant(deps, session.userId, parseId(req.params.id, 'authorization'));
       res.redirect(303, `${APPS_PAGE}?done=withdrawn`);
-    },
+    }),
   });
 }

@@ -2,7 +2,7 @@ import type { OAuthApp, OAuthAppWithSecret } from '@community/contracts';
 import type { Session } from '../domain/accounts/sessions';
 import type { AuthorizedApp } from '../domain/oauth/authorized-apps';
 import { confirmedButton, dataTable } from './components';
-import { csrfInput, formAlert, inputField, textareaField } from './forms';
+import { formAlert, nameField, onceInputs, textareaField } from './forms';
 import { html, type Html } from './html';
 import { APPS_PAGE } from './layout';
 import type { Problem } from './problems';
@@ -78,15 +78,6 @@ function appRow(app: OAuthApp, csrfToken: string): Html {
   </tr>`;
 }
 
-function appsTable(view: AppsView): Html {
-  if (view.apps.length === 0) return html`<p class="muted">You have not registered any apps.</p>`;
-  return dataTable({
-    labelledBy: 'apps-heading',
-    columns: ['Name', 'Client ID', 'Type', 'Redirect URIs', 'Actions'],
-    rows: view.apps.map((app) => appRow(app, view.session.csrfToken)),
-  });
-}
-
 function authorizedRow(grant: AuthorizedApp, csrfToken: string): Html {
   return html`<tr data-grant-id="${grant.grantId}">
     <td data-label="App">${grant.appName}</td>
@@ -102,15 +93,6 @@ function authorizedRow(grant: AuthorizedApp, csrfToken: string): Html {
       })}
     </td>
   </tr>`;
-}
-
-function authorizedTable(view: AppsView): Html {
-  if (view.authorized.length === 0) return html`<p class="muted">No app can act for you.</p>`;
-  return dataTable({
-    labelledBy: 'authorized-heading',
-    columns: ['App', 'Scopes', 'Since', 'Action'],
-    rows: view.authorized.map((grant) => authorizedRow(grant, view.session.csrfToken)),
-  });
 }
 
 function typeChoice(value: string, current: string, label: string, hint: string): Html {
@@ -132,17 +114,8 @@ function registerForm(view: AppsView): Html {
   return html`<h2 id="register-heading">Register an app</h2>
     ${formAlert(problem)}
     <form id="register-app-form" method="post" action="${APPS_PAGE}" novalidate>
-      ${csrfInput(view.session.csrfToken)}
-      <input type="hidden" name="_once" value="${view.onceToken}" />
-      ${inputField({
-        problem,
-        name: 'name',
-        label: 'Name',
-        value: form.name,
-        required: true,
-        hint: 'Shown to people when your app asks for access.',
-        attributes: html` maxlength="100"`,
-      })}
+      ${onceInputs(view.session.csrfToken, view.onceToken)}
+      ${nameField(problem, form.name, 'Shown to people when your app asks for access.')}
       ${textareaField({
         problem,
         name: 'redirect_uris',
@@ -171,7 +144,18 @@ export function appsMain(view: AppsView): Html {
     ${view.notice && html`<div class="alert ok" role="status"><p>${view.notice}</p></div>`}
     ${view.issued && credentialsBox(view.issued)}
     <h2 id="authorized-heading">Apps you have authorized</h2>
-    ${authorizedTable(view)}
+    ${dataTable({
+      labelledBy: 'authorized-heading',
+      columns: ['App', 'Scopes', 'Since', 'Action'],
+      rows: view.authorized.map((grant) => authorizedRow(grant, view.session.csrfToken)),
+      empty: 'No app can act for you.',
+    })}
     <h2 id="apps-heading">Your apps</h2>
-    ${appsTable(view)} ${registerForm(view)}`;
+    ${dataTable({
+      labelledBy: 'apps-heading',
+      columns: ['Name', 'Client ID', 'Type', 'Redirect URIs', 'Actions'],
+      rows: view.apps.map((app) => appRow(app, view.session.csrfToken)),
+      empty: 'You have not registered any apps.',
+    })}
+    ${registerForm(view)}`;
 }

@@ -1,18 +1,13 @@
 import { createHash } from 'node:crypto';
 import { apiKeySchema, createdKeySchema, listEnvelope, singleEnvelope } from '@community/contracts';
-import { actor, probeQueue, testInfra, waitFor, type ProbeQueue } from '@community/test-harness';
+import { actor, waitFor, withProbe, type Probed } from '@community/test-harness';
 import { registerMember, startUsersService, type UsersHarness } from '../support/users-harness';
 
-let h: UsersHarness;
-let probe: ProbeQueue;
+let h: Probed<UsersHarness>;
 beforeAll(async () => {
-  h = await startUsersService('keys');
-  probe = await probeQueue(testInfra().amqpUrl, h.exchange);
+  h = await withProbe(await startUsersService('keys'));
 });
-afterAll(async () => {
-  await probe.close();
-  await h.stop();
-});
+afterAll(() => h.stop());
 
 const sha256 = (key: string) => createHash('sha256').update(key).digest('hex');
 const resolve = (key: string) =>
@@ -141,7 +136,8 @@ describe('internal key resolution for the gateway', () => {
     expect(del.body).toEqual({ success: true, data: { id: revoked.id, deleted: true } });
     expect((await resolve(revoked.key)).status).toBe(404);
     const event = await waitFor(
-      () => (probe.bodies() as any[]).find((b) => b.event === 'api_key.revoked' && b.data.id === revoked.id),
+      () =>
+        (h.probe.bodies() as any[]).find((b) => b.event === 'api_key.revoked' && b.data.id === revoked.id),
       {
         what: 'api_key.revoked',
       },

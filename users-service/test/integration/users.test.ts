@@ -1,20 +1,15 @@
 import { meSchema, singleEnvelope, userSchema, listEnvelope } from '@community/contracts';
-import { actor, probeQueue, testInfra, waitFor, type ProbeQueue } from '@community/test-harness';
+import { actor, waitFor, withProbe, type Probed } from '@community/test-harness';
 import { ADMIN, registerMember, startUsersService, type UsersHarness } from '../support/users-harness';
 
-let h: UsersHarness;
-let probe: ProbeQueue;
+let h: Probed<UsersHarness>;
 beforeAll(async () => {
-  h = await startUsersService('users');
-  probe = await probeQueue(testInfra().amqpUrl, h.exchange);
+  h = await withProbe(await startUsersService('users'));
 });
-afterAll(async () => {
-  await probe.close();
-  await h.stop();
-});
+afterAll(() => h.stop());
 
 const eventFor = (event: string, id: number) =>
-  waitFor(() => (probe.bodies() as any[]).find((b) => b.event === event && b.data.id === id), {
+  waitFor(() => (h.probe.bodies() as any[]).find((b) => b.event === event && b.data.id === id), {
     what: event,
   });
 
@@ -199,7 +194,7 @@ describe('GET|PUT /api/v1/users/me', () => {
       avatar: 'https://img.example.test/a.png',
     });
     const event = await waitFor(
-      () => (probe.bodies() as any[]).find((b) => b.event === 'user.updated' && b.data.id === user.id),
+      () => (h.probe.bodies() as any[]).find((b) => b.event === 'user.updated' && b.data.id === user.id),
       { what: 'user.updated' },
     );
     expect(event.data).toEqual({

@@ -2,12 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { assertScope } from '@community/access';
 import {
   ConflictError,
+  deleted,
   MAX_WEBHOOKS_PER_USER,
   NotFoundError,
   toTimestamp,
   ValidationError,
   type Actor,
   type CreateWebhookBody,
+  type Deleted,
   type UpdateWebhookBody,
   type Webhook,
 } from '@community/contracts';
@@ -112,13 +114,13 @@ export async function updateEndpoint(deps: EndpointDeps, actor: Actor, id: numbe
   });
 }
 
-export async function deleteEndpoint(deps: TxDeps, actor: Actor, id: number) {
+export async function deleteEndpoint(deps: TxDeps, actor: Actor, id: number): Promise<Deleted> {
   assertScope(actor, 'webhooks');
   return commitWithEvents(deps, async (tx) => {
     await lockEndpoint(tx, actor, id);
     await repo.softDeleteEndpoint(tx, id);
     await cancelPending(tx, id);
-    return { id, deleted: true as const };
+    return deleted(id);
   });
 }
 

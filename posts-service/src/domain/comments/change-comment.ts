@@ -1,4 +1,11 @@
-import { NotFoundError, type Actor, type Comment, type UpdateCommentBody } from '@community/contracts';
+import {
+  deleted,
+  NotFoundError,
+  type Actor,
+  type Comment,
+  type Deleted,
+  type UpdateCommentBody,
+} from '@community/contracts';
 import { enqueueEvent } from '@community/events';
 import {
   deleteCommentLike,
@@ -12,7 +19,7 @@ import { commitWithEvents, type TxDeps } from '@community/events';
 import { assertCanChange, assertScope } from '@community/access';
 import type { Tx } from '@community/db';
 import type { CommentRow } from '../../db/rows';
-import { recordModeration } from '../moderation/audit';
+import { recordDeleteByModerator } from '../moderation/audit';
 import { toComment } from '../representations';
 import { visibleComment } from '../visibility';
 
@@ -33,22 +40,13 @@ export async function updateComment(
 }
 
 /** Soft delete; replies to it stay, still naming it as their parent. */
-export async function deleteComment(
-  deps: TxDeps,
-  actor: Actor,
-  id: number,
-): Promise<{ id: number; deleted: true }> {
+export async function deleteComment(deps: TxDeps, actor: Actor, id: number): Promise<Deleted> {
   return commitWithEvents(deps, async (tx) => {
     const comment = visibleComment(actor, await findLiveComment(tx, id, { forUpdate: true }));
     assertCanChange(actor, comment.authorId, 'comment');
     await removeComment(tx, comment);
-    if (actor.userId !== comment.authorId)
-      await recordModeration(tx, {
-        actorId: actor.userId,
-        action: 'delete',
-        target: { type: 'comment', id },
-      });
-    return { id, deleted: true as const };
+    await recordDeleteByModerator(tx, actor, comment.authorId, { type: 'comment', id });
+    return deleted(id);
   });
 }
 

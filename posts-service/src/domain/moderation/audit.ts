@@ -1,4 +1,4 @@
-import type { ModerationAction } from '@community/contracts';
+import type { Actor, ModerationAction } from '@community/contracts';
 import { enqueueEvent } from '@community/events';
 import type { Tx } from '@community/db';
 
@@ -23,4 +23,15 @@ export async function recordModeration(
     target_id: act.target.id,
     reason: act.reason ?? null,
   });
+}
+
+/** Deleting what someone else wrote is a moderator's act: it goes in the audit log. */
+export async function recordDeleteByModerator(
+  tx: Tx,
+  actor: Actor,
+  authorId: number,
+  target: { type: 'post' | 'comment'; id: number },
+): Promise<void> {
+  if (actor.userId !== authorId)
+    await recordModeration(tx, { actorId: actor.userId, action: 'delete', target });
 }

@@ -1,4 +1,4 @@
-import type { Actor } from '@community/contracts';
+import { deleted, type Actor, type Deleted } from '@community/contracts';
 import type { Tx } from '@community/db';
 import { commitWithEvents, enqueueEvent, type TxDeps } from '@community/events';
 import { assertCanChange } from '@community/access';
@@ -6,22 +6,17 @@ import { addPostCount } from '../../db/categories.repository';
 import { findLivePost, softDeletePost } from '../../db/posts.repository';
 import type { PostRow } from '../../db/rows';
 import { moveTagCounts } from '../../db/tags.repository';
-import { recordModeration } from '../moderation/audit';
+import { recordDeleteByModerator } from '../moderation/audit';
 import { visibleTo } from '../visibility';
 
 /** Soft delete: the row stays for history, and the post is a 404 everywhere from now on. */
-export async function deletePost(
-  deps: TxDeps,
-  actor: Actor,
-  id: number,
-): Promise<{ id: number; deleted: true }> {
+export async function deletePost(deps: TxDeps, actor: Actor, id: number): Promise<Deleted> {
   return commitWithEvents(deps, async (tx) => {
     const post = visibleTo(actor, await findLivePost(tx, id, { forUpdate: true }), 'post');
     assertCanChange(actor, post.authorId, 'post');
     await removePost(tx, post);
-    if (actor.userId !== post.authorId)
-      await recordModeration(tx, { actorId: actor.userId, action: 'delete', target: { type: 'post', id } });
-    return { id, deleted: true as const };
+    await recordDeleteByModerator(tx, actor, post.authorId, { type: 'post', id });
+    return deleted(id);
   });
 }
 

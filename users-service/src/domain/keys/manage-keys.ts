@@ -1,5 +1,6 @@
 import {
   ConflictError,
+  deleted,
   InsufficientScopeError,
   NotFoundError,
   toTimestamp,
@@ -7,6 +8,7 @@ import {
   type ApiKey,
   type CreatedKey,
   type CreateKeyBody,
+  type Deleted,
   type Scope,
 } from '@community/contracts';
 import { enqueueEvent, commitWithEvents, type TxDeps } from '@community/events';
@@ -103,15 +105,11 @@ export async function listKeys(sql: Sql, userId: number): Promise<ApiKey[]> {
 }
 
 /** Revokes one of the caller's keys; another user's key is a 404, as if it did not exist. */
-export async function revokeKey(
-  deps: TxDeps,
-  userId: number,
-  keyId: number,
-): Promise<{ id: number; deleted: true }> {
+export async function revokeKey(deps: TxDeps, userId: number, keyId: number): Promise<Deleted> {
   return commitWithEvents(deps, async (tx) => {
     const row = await markRevoked(tx, userId, keyId);
     if (!row) throw new NotFoundError('key');
     await enqueueEvent(tx, 'api_key.revoked', { id: row.id, user_id: userId, prefix: row.prefix });
-    return { id: row.id, deleted: true as const };
+    return deleted(row.id);
   });
 }

@@ -1,9 +1,11 @@
 import {
   ConflictError,
+  deleted,
   MAX_OAUTH_APPS_PER_USER,
   NotFoundError,
   toTimestamp,
   type CreateOAuthAppBody,
+  type Deleted,
   type OAuthApp,
   type OAuthAppWithSecret,
 } from '@community/contracts';
@@ -86,15 +88,11 @@ export async function rotateSecret(deps: TxDeps, userId: number, id: number): Pr
 }
 
 /** Deletes the app and everything issued to it; the gateway drops its live tokens within seconds. */
-export async function deleteApp(
-  deps: TxDeps,
-  userId: number,
-  id: number,
-): Promise<{ id: number; deleted: true }> {
+export async function deleteApp(deps: TxDeps, userId: number, id: number): Promise<Deleted> {
   return commitWithEvents(deps, async (tx) => {
     const live = await liveAccessTokensOfApp(tx, id);
     if (!(await removeApp(tx, userId, id))) throw new NotFoundError('OAuth app');
     await announceRevoked(tx, live);
-    return { id, deleted: true as const };
+    return deleted(id);
   });
 }
