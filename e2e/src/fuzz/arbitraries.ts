@@ -133,20 +133,34 @@ export function pathId(real: number[], spare: number[] = []): fc.Arbitrary<strin
   return spare.length === 0 ? segment : segment.filter((s) => !namesOneOf(s, spare));
 }
 
+/** A path segment that names none of the stack's ids but `own`: one of them, or one no id could be read from. */
+export function ownId(own: number[]): fc.Arbitrary<string> {
+  return pathId(own).filter((s) => namesOneOf(s, own) || !readings(s).some(isId));
+}
+
 /** Whether a server could read a path segment as one of `ids`, by any lenient parse ("+1", "0001", "1.0", "1abc"). */
 export function namesOneOf(segment: string, ids: number[]): boolean {
+  return readings(segment).some((n) => ids.includes(n));
+}
+
+/** The numbers a lenient server could read from a path segment. */
+function readings(segment: string): number[] {
   let decoded: string;
   try {
     decoded = decodeURIComponent(segment);
   } catch {
     decoded = segment;
   }
-  return [Number(decoded), Number.parseInt(decoded, 10)].some((n) => ids.includes(n));
+  return [Number(decoded), Number.parseInt(decoded, 10)];
 }
+
+const isId = (n: number) => Number.isInteger(n) && n >= 1 && n <= 2_147_483_647;
 
 const QUERY_VALUES = [
   '', '0', '-1', '1.5', '1e2', '0x10', '100', '101', '2147483648', '9'.repeat(25), 'latest', 'popular',
   'trending', 'oldest', 'newest', 'reputation', 'pending', 'succeeded', 'failed', 'NaN', '[]', "' or 1=1 --",
+  'name', 'open', 'resolved', 'dismissed', 'post', 'comment', 'e2e', 'post.created,comment.created', 'ping',
+  'msg_0', 'msg_', 'msg_2ZbBzDkvZL9z5bA3e8VtQ1Xq9Yj',
 ]; // prettier-ignore
 
 /** A query string over the endpoint's parameters, odd values, repeated and unknown names. */

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { cleanText, pathId } from './arbitraries';
+import { cleanText, ownId, pathId } from './arbitraries';
 
 /** Real ids in the stack under test, so some fuzzed requests reach existing resources. */
 export interface FuzzIds {
@@ -15,6 +15,12 @@ export interface FuzzIds {
   deliveries: number[];
   /** Keys of the fuzzing member that may be revoked. */
   spareKeys: number[];
+  /** Open flags on content that may be hidden or deleted. */
+  flags: number[];
+  /** Throwaway members the moderator may suspend: never an actor of the fuzz. */
+  suspendable: number[];
+  /** OAuth apps of the fuzzing member (some spare) and of someone else. */
+  oauthApps: number[];
   /** A URL of the suite's receiver, a valid webhook target. */
   receiverUrl: string;
   /** Ids a destructive fuzzed write must never name: the admin, the fuzzer, its key, kept content. */
@@ -31,12 +37,20 @@ export interface Endpoint {
   query?: string[];
   /** Arbitraries of valid values per body field; the fuzz mixes in anything else. */
   body?: Fields;
-  as: 'member' | 'admin' | 'anonymous';
+  as: 'member' | 'moderator' | 'admin' | 'anonymous';
 }
 
 const EVENTS = ['post.created', 'post.updated', 'post.deleted', 'comment.created', 'user.registered'];
 const MEMBER_SCOPES = ['read', 'write', 'webhooks', 'keys'];
 const someOf = (values: string[]) => fc.subarray(values, { minLength: 1 });
+
+// A date-time to come, or one the API refuses (past, no time, no date at all), or none.
+const laterDateTime = fc.oneof(
+  fc
+    .date({ min: new Date('2030-01-01'), max: new Date('2999-12-31'), noInvalidDate: true })
+    .map((d) => d.toISOString()),
+  fc.constantFrom('2999-01-01T00:00:00+02:00', '2000-01-01T00:00:00Z', '2999-01-01', 'tomorrow', null),
+);
 
 // Valid targets stay on loopback (nothing listens on port 9): the fuzz never sends deliveries elsewhere.
 const webhookUrl = (ids: FuzzIds) =>
@@ -62,23 +76,44 @@ const webhookFields: Fields = (ids) => ({
   events: someOf(EVENTS),
   description: cleanText(500),
 });
+const flagFields: Fields = () => ({
+  reason: fc.constantFrom('spam', 'abuse', 'off_topic', 'other'),
+  note: cleanText(500),
+});
+// Redirect URIs the API accepts: https anywhere, plain http on loopback only.
+const redirectUri = fc.oneof(
+  fc.constantFrom(
+    'https://app.example/callback',
+    'http://127.0.0.1:9/cb',
+    'http://[::1]:9/',
+    'http://localhost:9/cb?x=1',
+  ),
+  cleanText(30).map((path) => `https://app.example/${encodeURIComponent(path)}`),
+);
 
 type IdKind = Exclude<keyof FuzzIds, 'receiverUrl' | 'keep'>;
 
+interface EndpointOptions {
+  kind?: IdKind;
+  spare?: boolean;
+  confine?: boolean;
+  as?: Endpoint['as'];
+  body?: Fields;
+  query?: string[];
+}
+
 /**
  * An endpoint row: `template` with `{id}` filled from real ids of `kind` (or hostile ones). Writes
- * that destroy or demote (`spare`) never name an id in `keep`.
+ * that destroy or demote (`spare`) never name an id in `keep`. Writes that would reach past the test's
+ * own objects (`confine`: flag, decide a flag, suspend) name no real id but those of `kind`, so a
+ * shared stack keeps its other accounts and content as they were.
  */
-function endpoint(
-  method: string,
-  template: string,
-  opts: { kind?: IdKind; spare?: boolean; as?: Endpoint['as']; body?: Fields; query?: string[] } = {},
-): Endpoint {
-  const { kind, spare = false } = opts;
+function endpoint(method: string, template: string, opts: EndpointOptions = {}): Endpoint {
+  const { kind, spare = false, confine = false } = opts;
+  const segment = (ids: FuzzIds, real: number[]) =>
+    confine ? ownId(real) : pathId(real, spare ? ids.keep : []);
   const path = (ids: FuzzIds) =>
-    kind
-      ? pathId(ids[kind], spare ? ids.keep : []).map((id) => template.replace('{id}', id))
-      : fc.constant(template);
+    kind ? segment(ids, ids[kind]).map((id) => template.replace('{id}', id)) : fc.constant(template);
   return { method, template, path, as: opts.as ?? 'member', body: opts.body, query: opts.query };
 }
 
@@ -128,21 +163,39 @@ export const ENDPOINTS: Endpoint[] = [
     as: 'admin',
     body: () => ({ role: fc.constantFrom('member', 'moderator', 'admin') }),
   }),
+  endpoint('PUT', '/api/v1/users/{id}/suspension', {
+    kind: 'suspendable',
+    confine: true,
+    as: 'moderator',
+    body: () => ({ until: laterDateTime, reason: cleanText(500) }),
+  }),
+  endpoint('DELETE', '/api/v1/users/{id}/suspension', {
+    kind: 'suspendable',
+    confine: true,
+    as: 'moderator',
+  }),
   endpoint('GET', '/api/v1/keys'),
   endpoint('POST', '/api/v1/keys', {
     body: () => ({
       name: cleanText(100),
       scopes: someOf(MEMBER_SCOPES),
-      expires_at: fc.oneof(
-        fc
-          .date({ min: new Date('2030-01-01'), max: new Date('2999-12-31'), noInvalidDate: true })
-          .map((d) => d.toISOString()),
-        fc.constantFrom('2999-01-01T00:00:00+02:00', '2000-01-01T00:00:00Z', '2999-01-01', 'tomorrow', null),
-      ),
+      expires_at: laterDateTime,
     }),
   }),
   endpoint('DELETE', '/api/v1/keys/{id}', { kind: 'spareKeys', spare: true }),
+  endpoint('GET', '/api/v1/oauth/apps'),
+  endpoint('POST', '/api/v1/oauth/apps', {
+    body: () => ({
+      name: cleanText(100),
+      redirect_uris: fc.array(redirectUri, { minLength: 1, maxLength: 10 }),
+      client_type: fc.constantFrom('confidential', 'public'),
+    }),
+  }),
+  endpoint('GET', '/api/v1/oauth/apps/{id}', { kind: 'oauthApps' }),
+  endpoint('DELETE', '/api/v1/oauth/apps/{id}', { kind: 'oauthApps', spare: true }),
+  endpoint('POST', '/api/v1/oauth/apps/{id}/rotate-secret', { kind: 'oauthApps' }),
   endpoint('GET', '/api/v1/posts', { query: ['category', 'author', 'tag', 'sort'] }),
+  endpoint('GET', '/api/v1/tags', { query: ['q', 'sort'] }),
   endpoint('POST', '/api/v1/posts', { body: postFields }),
   endpoint('GET', '/api/v1/posts/{id}', { kind: 'posts' }),
   endpoint('PUT', '/api/v1/posts/{id}', {
@@ -157,11 +210,28 @@ export const ENDPOINTS: Endpoint[] = [
     kind: 'posts',
     body: (ids) => ({ content: cleanText(200), parent_id: fc.constantFrom(...ids.comments, null) }),
   }),
+  endpoint('GET', '/api/v1/comments', { query: ['q', 'author', 'post', 'cursor'] }),
   endpoint('GET', '/api/v1/comments/{id}', { kind: 'comments' }),
   endpoint('PUT', '/api/v1/comments/{id}', { kind: 'comments', body: () => ({ content: cleanText(200) }) }),
   endpoint('DELETE', '/api/v1/comments/{id}', { kind: 'comments', spare: true }),
   endpoint('POST', '/api/v1/comments/{id}/like', { kind: 'comments' }),
   endpoint('DELETE', '/api/v1/comments/{id}/like', { kind: 'comments' }),
+  endpoint('POST', '/api/v1/posts/{id}/flags', { kind: 'posts', confine: true, body: flagFields }),
+  endpoint('POST', '/api/v1/comments/{id}/flags', { kind: 'comments', confine: true, body: flagFields }),
+  endpoint('GET', '/api/v1/flags', { as: 'moderator', query: ['status', 'target_type'] }),
+  endpoint('GET', '/api/v1/flags/{id}', { kind: 'flags', as: 'moderator' }),
+  // Only the file's own flags, on the victim's spare post and comment: a fuzzed hide or delete spares kept content.
+  endpoint('PUT', '/api/v1/flags/{id}', {
+    kind: 'flags',
+    confine: true,
+    as: 'moderator',
+    body: () => ({
+      status: fc.constantFrom('resolved', 'dismissed'),
+      action: fc.constantFrom('none', 'hide', 'unhide', 'delete'),
+      reason: cleanText(500),
+    }),
+  }),
+  endpoint('GET', '/api/v1/moderation/actions', { as: 'moderator', query: ['cursor'] }),
   endpoint('GET', '/api/v1/categories'),
   endpoint('GET', '/api/v1/categories/{id}', { kind: 'categories' }),
   endpoint('POST', '/api/v1/categories', { as: 'admin', body: categoryFields }),
@@ -186,9 +256,9 @@ export const ENDPOINTS: Endpoint[] = [
         .map(([id, did]) => `/api/v1/webhooks/${id}/deliveries/${did}/redeliver`),
     as: 'member',
   },
+  endpoint('GET', '/api/v1/events', { query: ['after', 'types', 'cursor'] }),
 ];
 
-const LATER = 'not fuzzed yet: added to the operation tables after this list was written';
 const OAUTH = 'an OAuth protocol endpoint: RFC 6749 bodies and errors, not the API envelope';
 
 /** The document's operations the fuzz leaves out, as `METHOD /path`, each with why. */
@@ -202,20 +272,4 @@ export const NOT_FUZZED: Record<string, string> = {
   'GET /.well-known/oauth-authorization-server': OAUTH,
   'POST /api/v1/webhooks/{id}/test': 'calls out to the receiver, up to 5 s a case',
   'POST /api/v1/webhooks/{id}/replay': 'a daily allowance per endpoint the fuzz would use up at once',
-  'GET /api/v1/comments': LATER,
-  'GET /api/v1/tags': LATER,
-  'GET /api/v1/events': LATER,
-  'POST /api/v1/posts/{id}/flags': LATER,
-  'POST /api/v1/comments/{id}/flags': LATER,
-  'GET /api/v1/flags': LATER,
-  'GET /api/v1/flags/{id}': LATER,
-  'PUT /api/v1/flags/{id}': LATER,
-  'GET /api/v1/moderation/actions': LATER,
-  'PUT /api/v1/users/{id}/suspension': LATER,
-  'DELETE /api/v1/users/{id}/suspension': LATER,
-  'GET /api/v1/oauth/apps': LATER,
-  'POST /api/v1/oauth/apps': LATER,
-  'GET /api/v1/oauth/apps/{id}': LATER,
-  'DELETE /api/v1/oauth/apps/{id}': LATER,
-  'POST /api/v1/oauth/apps/{id}/rotate-secret': LATER,
 };

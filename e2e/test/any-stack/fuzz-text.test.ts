@@ -3,34 +3,29 @@ import { expectStatus, type Call } from '../../src/client/http';
 import { expectEnvelope } from '../../src/contract';
 import { createPost, deliveredWhen, subscribe } from '../../src/flows';
 import { text } from '../../src/fuzz/arbitraries';
+import { openFuzzStage, type FuzzStage } from '../../src/fuzz/fixture';
 import { fuzzParameters } from '../../src/fuzz/run-case';
 import { expectSameBytes, expectVerdicts, textVerdict, type TextVerdict } from '../../src/fuzz/text-rules';
-import { openTarget, type Target } from '../../src/target';
-import { newIp, UNLIMITED } from '../../src/world';
+import { newIp } from '../../src/world';
 
-let target: Target;
+let stage: FuzzStage;
 let writer: Call;
-let writerId: number;
 let admin: Call;
-let categoryId: number;
 let postId: number;
 let hookId: number;
 let spareCategoryId: number;
 
 beforeAll(async () => {
-  target = await openTarget('fuzztext');
-  const { world, receiver } = target;
-  const member = await world.member({ plan: UNLIMITED });
-  writer = world.as(member);
-  writerId = member.id;
-  admin = world.as(await world.admin());
-  categoryId = await world.category();
-  postId = (await createPost(writer, categoryId)).id;
+  stage = await openFuzzStage('fuzztext');
+  const { world, receiver } = stage.target;
+  writer = world.as(stage.fuzzer);
+  admin = world.as(stage.admin);
+  postId = (await createPost(writer, stage.categoryId)).id;
   hookId = (await subscribe(writer, receiver, 'text', ['post.created'])).id;
   const spare = await admin('POST', '/api/v1/categories', { body: { name: 'Round trips' } });
   spareCategoryId = expectStatus(spare, 201).body.data.id;
 }, 120_000);
-afterAll(() => target?.close(), 60_000);
+afterAll(() => stage?.target.close(), 60_000);
 
 const accepted = (verdict: TextVerdict) => (verdict.ok ? verdict.value : '');
 let slugs = 0;
@@ -45,15 +40,17 @@ describe('stored text comes back byte-for-byte (astral, combining, RTL, controls
           content: textVerdict(content, { min: 1, max: 50_000 }),
         };
         const res = await writer('POST', '/api/v1/posts', {
-          body: { title, content, category_id: categoryId },
+          body: { title, content, category_id: stage.categoryId },
         });
         expectEnvelope(res);
         if (!expectVerdicts(res, 201, verdicts)) return;
         const id = res.body.data.id as number;
         titles.set(id, accepted(verdicts.title));
         const detail = expectStatus(await writer('GET', `/api/v1/posts/${id}`), 200).body.data;
-        const [listed] = expectStatus(await writer('GET', `/api/v1/posts?author=${writerId}&limit=1`), 200)
-          .body.data;
+        const [listed] = expectStatus(
+          await writer('GET', `/api/v1/posts?author=${stage.fuzzer.id}&limit=1`),
+          200,
+        ).body.data;
         expect(listed.id).toBe(id);
         for (const [where, post] of Object.entries({ created: res.body.data, detail, listed })) {
           expectSameBytes(post.title, accepted(verdicts.title), `title (${where})`);
@@ -62,7 +59,7 @@ describe('stored text comes back byte-for-byte (astral, combining, RTL, controls
       }),
       fuzzParameters(25),
     );
-    const delivered = await deliveredWhen(target.receiver, 'text', (all) => {
+    const delivered = await deliveredWhen(stage.target.receiver, 'text', (all) => {
       const byId = new Map(all.map((d) => [d.data.id as number, d.data.title as string]));
       return [...titles.keys()].every((id) => byId.has(id)) && byId;
     });
@@ -73,11 +70,15 @@ describe('stored text comes back byte-for-byte (astral, combining, RTL, controls
   it('counts characters, not bytes or UTF-16 units, at the length limits', async () => {
     const astral = '𝕏'; // one character, two UTF-16 units, four UTF-8 bytes
     const at = await writer('POST', '/api/v1/posts', {
-      body: { title: astral.repeat(300), content: `${'ש'.repeat(9_999)}\u0301`, category_id: categoryId },
+      body: {
+        title: astral.repeat(300),
+        content: `${'ש'.repeat(9_999)}\u0301`,
+        category_id: stage.categoryId,
+      },
     });
     expectSameBytes(expectStatus(at, 201).body.data.title, astral.repeat(300), 'a 300-character title');
     const over = await writer('POST', '/api/v1/posts', {
-      body: { title: astral.repeat(301), content: 'x', category_id: categoryId },
+      body: { title: astral.repeat(301), content: 'x', category_id: stage.categoryId },
     });
     expect([over.status, over.body.details]).toEqual([
       400,
@@ -114,7 +115,7 @@ describe('stored text comes back byte-for-byte (astral, combining, RTL, controls
         const res = await writer('PUT', '/api/v1/users/me', { body: { display_name, bio } });
         expectEnvelope(res);
         if (!expectVerdicts(res, 200, verdicts)) return;
-        const read = expectStatus(await writer('GET', `/api/v1/users/${writerId}`), 200).body.data;
+        const read = expectStatus(await writer('GET', `/api/v1/users/${stage.fuzzer.id}`), 200).body.data;
         expectSameBytes(read.display_name, accepted(verdicts.display_name), 'display_name');
         expectSameBytes(read.bio, accepted(verdicts.bio), 'bio');
       }),
@@ -181,7 +182,7 @@ describe('stored text comes back byte-for-byte (astral, combining, RTL, controls
           password: 'long enough password',
           display_name,
         };
-        const res = await target.world.call('POST', '/api/v1/auth/register', { ip: newIp(), body });
+        const res = await stage.target.world.call('POST', '/api/v1/auth/register', { ip: newIp(), body });
         expectEnvelope(res);
         if (res.status === 409) return; // the generator hit a name taken earlier in the run
         if (!expectVerdicts(res, 201, { display_name: verdict })) return;
