@@ -28,6 +28,7 @@ COPY libs/http-kit/package.json libs/http-kit/
 COPY libs/logging/package.json libs/logging/
 COPY libs/openapi/package.json libs/openapi/
 COPY libs/service-runtime/package.json libs/service-runtime/
+COPY libs/telemetry/package.json libs/telemetry/
 COPY libs/test-harness/package.json libs/test-harness/
 COPY libs/workarounds/package.json libs/workarounds/
 COPY posts-service/package.json posts-service/
@@ -57,7 +58,7 @@ ARG SERVICE
 # /out: what runs — the package.json and dist/ of every runtime library and of SERVICE, and the
 # patched packages (every service uses postgres, the gateway through libs/events).
 RUN test -f "${SERVICE}/dist/main.js" || { echo "build with --build-arg SERVICE=<posts-service|users-service|webhook-service|gateway>" >&2; exit 1; } \
-  && for dir in libs/access libs/config libs/contracts libs/db libs/events libs/http-kit libs/logging libs/openapi libs/service-runtime libs/workarounds "${SERVICE}"; do \
+  && for dir in libs/access libs/config libs/contracts libs/db libs/events libs/http-kit libs/logging libs/openapi libs/service-runtime libs/telemetry libs/workarounds "${SERVICE}"; do \
        mkdir -p "/out/${dir}" && cp -R "${dir}/package.json" "${dir}/dist" "/out/${dir}/"; \
      done \
   && mkdir -p /out/node_modules && cp -R node_modules/postgres /out/node_modules/ \

@@ -32,6 +32,7 @@ const packages = [
   'libs/openapi',
   'libs/test-harness',
   'libs/service-runtime',
+  'libs/telemetry',
   'libs/workarounds',
   'posts-service',
   'users-service',

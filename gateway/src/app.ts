@@ -18,6 +18,7 @@ import { buildPipeline, type GatewayDeps, type RequestRecord } from './pipeline'
 import { admit, pagesSubject } from './limits/budgets';
 import { clientIpOf, type TrustProxy } from './http/client-ip';
 import { behindClose, ClientGoneError } from './http/read-body';
+import { inSpan, serverSpan } from './http/tracing';
 import { sendError, sendJson } from './http/respond';
 import { canonicalPath } from './routes/route-set';
 
@@ -64,13 +65,20 @@ export function buildApp(deps: GatewayAppDeps): RequestListener {
       route: 'unmatched',
       clientIp: clientIp(req),
     };
+    // While tracing is on: the request's server span, and its context for the steps below (and the
+    // access line, which 'finish' would otherwise write in whatever context last wrote the socket).
+    const spanContext = PROBE_PATHS.has(entry.path)
+      ? null
+      : serverSpan(req, res, entry.path, () => entry.route);
     res.once('finish', () => {
       const durationMs = performance.now() - started;
       const method = req.method ?? 'GET';
       record(method, entry.route, res.statusCode, durationMs / 1000);
       // Every access line is info or debug: a logger above info writes none, so nothing is gathered.
       if (logger.isLevelEnabled('info'))
-        logAccess(logger, { method, ...entry, status: res.statusCode, durationMs });
+        inSpan(spanContext, () =>
+          logAccess(logger, { method, ...entry, status: res.statusCode, durationMs }),
+        );
     });
 
     // Node keeps at most 2,000 headers and drops the rest unseen: refused before anything reads one.
@@ -87,7 +95,7 @@ export function buildApp(deps: GatewayAppDeps): RequestListener {
         .then(() => ops(req, res), fail(req, res, entry));
       return;
     }
-    pipeline(req, res, entry).catch(fail(req, res, entry));
+    inSpan(spanContext, () => pipeline(req, res, entry)).catch(fail(req, res, entry));
   };
 }
 

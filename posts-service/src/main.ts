@@ -1,3 +1,4 @@
+import './tracing';
 import { runService } from '@community/service-runtime';
 import { createLogger } from '@community/logging';
 import { readConfig } from './config';

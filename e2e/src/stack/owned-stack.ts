@@ -62,6 +62,8 @@ export interface OwnedStackOptions {
    * gateways through the gateway's.
    */
   replicas?: number;
+  /** Variables every process gets on top of the stack's own (tracing, a log level). */
+  env?: NodeJS.ProcessEnv;
 }
 
 const SERVICE_NAMES: ServiceName[] = ['posts', 'users', 'webhooks', 'gateway'];
@@ -72,7 +74,7 @@ const SERVICE_NAMES: ServiceName[] = ['posts', 'users', 'webhooks', 'gateway'];
  */
 export async function startOwnedStack(
   label: string,
-  { replicas = 1 }: OwnedStackOptions = {},
+  { replicas = 1, env = {} }: OwnedStackOptions = {},
 ): Promise<OwnedStack> {
   const infra = testInfra();
   const sandbox = await serviceSandbox(`e2e_${label}`);
@@ -85,7 +87,7 @@ export async function startOwnedStack(
   // With replicas, each service's processes stand behind a balancer, as behind a Kubernetes Service.
   const balancers = replicas > 1 ? await startBalancers(ports, balancerPorts) : {};
   const reach = (name: ServiceName) => balancers[name]?.url ?? `http://127.0.0.1:${ports[name][0]}`;
-  const wiring = { label, replicas, infra, sandbox, amqpProxy, redisProxy, logDir, admin, ports, reach };
+  const wiring = { label, replicas, infra, sandbox, amqpProxy, redisProxy, logDir, admin, ports, reach, env };
   const all = serviceProcesses(wiring);
   const stopAll = () => stopStack(all, [amqpProxy, redisProxy, ...Object.values(balancers)]);
   try {
@@ -133,6 +135,7 @@ interface StackWiring {
   ports: Ports;
   /** The URL a service is reached at: its balancer's, or its one process's. */
   reach: (name: ServiceName) => string;
+  env: NodeJS.ProcessEnv;
 }
 
 type Processes = Record<ServiceName, ServiceProcess[]>;
@@ -201,7 +204,7 @@ function serviceProcesses(wiring: StackWiring): Processes {
           name,
           dir: SERVICE_DIRS[name],
           port,
-          env: { ...common, ...envs[name](port) },
+          env: { ...common, ...envs[name](port), ...wiring.env },
           nodeArgs: name === 'gateway' ? ['--max-semi-space-size=32'] : undefined,
           logFile: path.join(logDir, replicas === 1 ? `${name}.log` : `${name}-${i + 1}.log`),
         }),

@@ -1,7 +1,9 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { LookupFunction } from 'node:net';
+import { SpanStatusCode, type Span } from '@opentelemetry/api';
 import { Pool, type Dispatcher } from 'undici';
 import { FAULT_HEADER, REQUEST_FAULT } from '@community/http-kit';
+import { upstreamSpan } from '../http/tracing';
 import { CallerGoneError } from './breaker';
 
 /** A service's pool of connections (undici's), which times the service, and its body timeout. */
@@ -12,6 +14,8 @@ export interface ServicePool {
    * pieces, and the gateway's on a client that leaves a piece unread (0: no limit, for streams).
    */
   bodyTimeoutMs: number;
+  /** The service's origin, as its client spans name it. */
+  target: string;
 }
 
 export interface PoolOptions {
@@ -51,7 +55,7 @@ export function servicePool({
     keepAliveTimeout: timeoutMs,
     keepAliveMaxTimeout: timeoutMs,
   });
-  return { pool, bodyTimeoutMs };
+  return { pool, bodyTimeoutMs, target };
 }
 
 export interface ForwardOptions {
@@ -121,12 +125,14 @@ export function forward(
   const headers = outgoingHeaders(req);
   if (headersFor) Object.assign(headers, headersFor(path));
   if (body) headers['content-length'] = String(body.length);
-  const relay = new Relay(res, listener, onAnswer, service.bodyTimeoutMs);
+  const method = req.method ?? 'GET';
+  const span = upstreamSpan(method, service.target, headers);
+  const relay = new Relay(res, listener, onAnswer, service.bodyTimeoutMs, span);
   // The client gone: its answer is nobody's any more.
   res.once('close', () => {
     if (!res.writableFinished) relay.abort(new CallerGoneError());
   });
-  service.pool.dispatch({ method: req.method ?? 'GET', path, headers, body: body ?? null }, relay);
+  service.pool.dispatch({ method, path, headers, body: body ?? null }, relay);
   return relay;
 }
 
@@ -147,6 +153,8 @@ class Relay implements Dispatcher.DispatchHandler, Forwarded {
     private readonly onAnswer: ((status: number) => void) | undefined,
     /** How long the client may leave the answer unread, as the service may leave it unsent. */
     private readonly unreadTimeoutMs: number,
+    /** The call's client span, while tracing is on (http/tracing.ts). */
+    private readonly span: Span | null,
   ) {}
 
   abort(reason: Error): void {
@@ -173,6 +181,8 @@ class Relay implements Dispatcher.DispatchHandler, Forwarded {
     if (status < 200 || this.told) return;
     this.told = true;
     this.answering = true;
+    this.span?.setAttribute('http.response.status_code', status);
+    if (status >= 500) this.span?.setStatus({ code: SpanStatusCode.ERROR });
     this.onAnswer?.(status);
     this.listener.answered(status, parsed[FAULT_HEADER] === REQUEST_FAULT);
     const res = this.res;
@@ -199,6 +209,7 @@ class Relay implements Dispatcher.DispatchHandler, Forwarded {
 
   onResponseEnd(): void {
     this.res.end();
+    this.span?.end();
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
@@ -206,6 +217,7 @@ class Relay implements Dispatcher.DispatchHandler, Forwarded {
     // A service gone mid-answer: the client must not take a cut answer for a whole one.
     if (this.answering) {
       if (!this.res.destroyed) this.res.destroy();
+      this.span?.setStatus({ code: SpanStatusCode.ERROR, message: err.message }).end();
     } else this.fail(err);
   }
 
@@ -213,6 +225,7 @@ class Relay implements Dispatcher.DispatchHandler, Forwarded {
   private fail(err: Error): void {
     if (this.told) return;
     this.told = true;
+    this.span?.setStatus({ code: SpanStatusCode.ERROR, message: err.message }).end();
     this.listener.failed(err);
   }
 }

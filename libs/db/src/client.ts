@@ -1,5 +1,7 @@
 import postgres from 'postgres';
 import { redactUrl } from '@community/config';
+import { tracingOn } from '@community/telemetry';
+import { traced } from './traced';
 
 export type Sql = postgres.Sql;
 export type Tx = postgres.TransactionSql;
@@ -23,7 +25,7 @@ export interface DbOptions {
 
 /** A postgres.js client bound to one schema, with camelCase rows in code and snake_case in SQL. */
 export function createDb(url: string, { schema, max = 10, settings, fetchTypes, types }: DbOptions): Sql {
-  return postgres(url, {
+  const sql = postgres(url, {
     max,
     idle_timeout: 30,
     connect_timeout: 5,
@@ -35,6 +37,8 @@ export function createDb(url: string, { schema, max = 10, settings, fetchTypes, 
     transform: postgres.camel,
     onnotice: () => {},
   });
+  // A span per statement while tracing is on (traced.ts); the bare pool otherwise.
+  return tracingOn() ? traced(sql, schema) : sql;
 }
 
 const DUPLICATE_DATABASE = '42P04';

@@ -26,4 +26,9 @@ create table processed_events (
 );
 `,
   },
+  {
+    // The trace a row's write was part of, so its publication continues it (DESIGN.md §15).
+    name: '0000_outbox_trace_context.sql',
+    sql: `alter table outbox add column traceparent text;`,
+  },
 ];

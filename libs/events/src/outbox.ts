@@ -1,4 +1,5 @@
 import { afterCommit, inTransaction, type Sql, type Tx } from '@community/db';
+import { activeTraceparent } from '@community/telemetry';
 import type postgres from 'postgres';
 import { createEnvelope, type EventEnvelope } from './envelope';
 
@@ -9,8 +10,9 @@ import { createEnvelope, type EventEnvelope } from './envelope';
 export async function enqueueEvent<T>(tx: Tx, event: string, data: T): Promise<EventEnvelope<T>> {
   const envelope = createEnvelope(event, data);
   await tx`
-    insert into outbox (event_id, event, payload)
-    values (${envelope.id}, ${event}, ${tx.json(envelope as unknown as postgres.JSONValue)})`;
+    insert into outbox (event_id, event, payload, traceparent)
+    values (${envelope.id}, ${event}, ${tx.json(envelope as unknown as postgres.JSONValue)},
+      ${activeTraceparent() ?? null})`;
   return envelope;
 }
 

@@ -1,5 +1,7 @@
+import { context } from '@opentelemetry/api';
 import { inTransaction, type Sql } from '@community/db';
 import type { Logger } from '@community/logging';
+import { contextOf } from '@community/telemetry';
 import type { Counter, Registry } from 'prom-client';
 import { backoffDelay, errorMessage } from './backoff';
 import type { AmqpConnection } from './connection';
@@ -29,6 +31,8 @@ interface OutboxRow {
   eventId: string;
   event: string;
   payload: string;
+  /** The trace of the write that made the row, when it was traced. */
+  traceparent: string | null;
 }
 
 /**
@@ -131,7 +135,7 @@ export class OutboxRelay {
     let failure: unknown;
     const taken = await inTransaction(this.opts.sql, async (tx) => {
       const rows = await tx<OutboxRow[]>`
-        select id, event_id, event, payload::text as payload
+        select id, event_id, event, payload::text as payload, traceparent
         from outbox
         where published_at is null
         order by id
@@ -160,13 +164,16 @@ export class OutboxRelay {
   private async publishRow(row: OutboxRow): Promise<void> {
     // Read as text: the camelCase transform of the db client would otherwise rewrite keys inside `data`.
     const envelope = JSON.parse(row.payload) as EventEnvelope;
-    await this.opts.amqp.publish(this.opts.exchange, row.event, serializeEnvelope(envelope), {
-      persistent: true,
-      contentType: 'application/json',
-      messageId: row.eventId,
-      type: row.event,
-      timestamp: Math.floor(Date.parse(envelope.timestamp) / 1000),
-    });
+    // Published in the trace of the write that made the row: the broker's headers carry it on.
+    await context.with(contextOf(row.traceparent), () =>
+      this.opts.amqp.publish(this.opts.exchange, row.event, serializeEnvelope(envelope), {
+        persistent: true,
+        contentType: 'application/json',
+        messageId: row.eventId,
+        type: row.event,
+        timestamp: Math.floor(Date.parse(envelope.timestamp) / 1000),
+      }),
+    );
     this.published?.inc({ event: row.event });
   }
 

@@ -1,3 +1,4 @@
+import { context } from '@opentelemetry/api';
 import type { RequestHandler } from 'express';
 import type { Logger } from '@community/logging';
 import { PROBE_PATHS } from './health';
@@ -39,20 +40,25 @@ export function logAccess(logger: Logger, entry: AccessEntry): void {
 export function accessLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = performance.now();
-    res.on('finish', () => {
-      // Every access line is info or debug: a logger above info writes none, so nothing is gathered.
-      if (!logger.isLevelEnabled('info')) return;
-      const actor = res.locals.actor as { userId?: number } | null | undefined;
-      logAccess(logger, {
-        method: req.method,
-        route: routeOf(req),
-        path: req.path,
-        status: res.statusCode,
-        durationMs: performance.now() - started,
-        accountId: actor?.userId,
-        requestId: requestIdField(res.locals).request_id,
-      });
-    });
+    // Bound to the request's trace: 'finish' fires in the context of whoever wrote to the socket last.
+    const inRequest = context.active();
+    res.on(
+      'finish',
+      context.bind(inRequest, () => {
+        // Every access line is info or debug: a logger above info writes none, so nothing is gathered.
+        if (!logger.isLevelEnabled('info')) return;
+        const actor = res.locals.actor as { userId?: number } | null | undefined;
+        logAccess(logger, {
+          method: req.method,
+          route: routeOf(req),
+          path: req.path,
+          status: res.statusCode,
+          durationMs: performance.now() - started,
+          accountId: actor?.userId,
+          requestId: requestIdField(res.locals).request_id,
+        });
+      }),
+    );
     next();
   };
 }

@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { traceFields } from '@community/telemetry';
 
 export type Logger = pino.Logger;
 
@@ -43,6 +44,8 @@ export function createLogger({ service, level = 'info', destination }: LoggerOpt
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      // The trace and span a line was written in, beside its request id (DESIGN.md §15).
+      mixin: traceFields,
     },
     destination,
   );

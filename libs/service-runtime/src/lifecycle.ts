@@ -1,5 +1,6 @@
 import { isConnectionError } from '@community/db';
 import type { Logger } from '@community/logging';
+import { stopTracing } from '@community/telemetry';
 import { keepTickObjectShape } from '@community/workarounds';
 
 export interface Stoppable {
@@ -22,6 +23,7 @@ export function runService(name: string, logger: Logger, start: () => Promise<St
     logger.info({ signal }, `${name} stopping`);
     try {
       await handle?.stop();
+      await stopTracing();
       logger.info(`${name} stopped`);
       logger.flush();
       process.exit(0);

@@ -10,11 +10,11 @@ type Db = Sql | Tx;
  */
 export async function fanOut(
   tx: Tx,
-  event: { id: string; messageId: string; type: string; body: string },
+  event: { id: string; messageId: string; type: string; body: string; traceparent?: string },
 ): Promise<number> {
   const rows = await tx`
-    insert into deliveries (endpoint_id, event_id, event, body, message_id, next_attempt_at)
-    select e.id, ${event.id}, ${event.type}, ${event.body}, ${event.messageId}, now()
+    insert into deliveries (endpoint_id, event_id, event, body, message_id, next_attempt_at, traceparent)
+    select e.id, ${event.id}, ${event.type}, ${event.body}, ${event.messageId}, now(), ${event.traceparent ?? null}
     from endpoints e
     where e.deleted_at is null and e.enabled and e.events @> array[${event.type}]::text[]
     on conflict (event_id, endpoint_id) do nothing

@@ -33,4 +33,6 @@ export interface DeliveryRow {
   lastError: string | null;
   nextAttemptAt: Date | null;
   createdAt: Date;
+  /** The trace of the event this delivery carries, when it was traced; never sent to the receiver. */
+  traceparent: string | null;
 }

@@ -1,3 +1,5 @@
+import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
+import { contextOf, tracer } from '@community/telemetry';
 import { inTransaction, type Sql } from '@community/db';
 import type { Logger } from '@community/logging';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
@@ -157,7 +159,24 @@ export class Dispatcher {
     this.running.add(work);
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  /** One attempt, as one span of the event's trace (DESIGN.md §15); the receiver sees none of it. */
+  private attempt(delivery: ClaimedDelivery): Promise<void> {
+    const span = tracer().startSpan(
+      'webhook attempt',
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'webhook.id': delivery.messageId,
+          'webhook.endpoint.id': delivery.endpointId,
+          'webhook.attempt': delivery.attempts + 1,
+        },
+      },
+      contextOf(delivery.traceparent),
+    );
+    return context.with(trace.setSpan(context.active(), span), () => this.send(delivery, span));
+  }
+
+  private async send(delivery: ClaimedDelivery, span: Span): Promise<void> {
     try {
       const secrets = signingSecrets(this.opts.box, delivery);
       const result = await sendWebhook({
@@ -168,6 +187,9 @@ export class Dispatcher {
         allowPrivate: this.opts.allowPrivate,
         timeoutMs: this.opts.timeoutMs,
       });
+      span.setAttribute('webhook.outcome', result.ok ? 'success' : 'failure');
+      if (result.status !== null) span.setAttribute('http.response.status_code', result.status);
+      if (!result.ok) span.setStatus({ code: SpanStatusCode.ERROR });
       await this.record(delivery, result);
     } catch (err) {
       // The attempt could not be recorded: the lease runs out and it is tried again.
@@ -175,6 +197,8 @@ export class Dispatcher {
         { deliveryId: delivery.id, err: { message: (err as Error).message } },
         'attempt not recorded',
       );
+    } finally {
+      span.end();
     }
   }
 

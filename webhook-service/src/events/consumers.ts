@@ -1,3 +1,4 @@
+import { activeTraceparent } from '@community/telemetry';
 import { PUBLIC_EVENTS } from '@community/contracts';
 import type { EventEnvelope, EventHandler } from '@community/events';
 import type { Tx } from '@community/db';
@@ -25,7 +26,8 @@ export function fanOutHandlers(): Record<string, EventHandler> {
       body,
       at: envelope.timestamp,
     });
-    await fanOut(tx, { id: envelope.id, messageId, type: envelope.event, body });
+    const traceparent = activeTraceparent();
+    await fanOut(tx, { id: envelope.id, messageId, type: envelope.event, body, traceparent });
   };
   return Object.fromEntries(PUBLIC_EVENTS.map((event) => [event, handler]));
 }

@@ -1,0 +1,71 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
+import { tracer, tracingOn } from '@community/telemetry';
+
+/**
+ * The gateway's spans, made by hand rather than by the http and undici instrumentations, which wrap
+ * every request and socket of the hot path (docs/decisions.md, "Tracing the gateway by hand";
+ * bench/RESULTS.md has both costs). Nothing here runs while tracing is off.
+ *
+ * The server span continues the client's `traceparent` (its sampled flag decides, through the
+ * parent-based sampler) or starts a trace; it is named `{method} {route template}` once the route is
+ * known, and ends when the answer is closed.
+ */
+export function serverSpan(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  route: () => string,
+): Context | null {
+  if (!tracingOn()) return null;
+  const method = req.method ?? 'GET';
+  const parent = propagation.extract(ROOT_CONTEXT, req.headers);
+  const span = tracer().startSpan(
+    method,
+    {
+      kind: SpanKind.SERVER,
+      attributes: { 'http.request.method': method, 'url.path': path, 'url.scheme': 'http' },
+    },
+    parent,
+  );
+  res.once('close', () => {
+    const template = route();
+    span.updateName(`${method} ${template}`);
+    span.setAttribute('http.route', template);
+    if (res.headersSent) span.setAttribute('http.response.status_code', res.statusCode);
+    if (!res.writableFinished || res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  });
+  return trace.setSpan(parent, span);
+}
+
+/** Runs `work` inside the request's span, when there is one. */
+export function inSpan<T>(spanContext: Context | null, work: () => T): T {
+  return spanContext ? context.with(spanContext, work) : work();
+}
+
+/**
+ * The call to a service, as a client span of the active server span, its context written into the
+ * headers sent (the client's own `traceparent` is replaced). Null while tracing is off.
+ */
+export function upstreamSpan(method: string, target: string, headers: Record<string, unknown>): Span | null {
+  if (!tracingOn()) return null;
+  const { hostname, port } = new URL(target);
+  const span = tracer().startSpan(method, {
+    kind: SpanKind.CLIENT,
+    attributes: { 'http.request.method': method, 'server.address': hostname, 'server.port': Number(port) },
+  });
+  delete headers.traceparent;
+  delete headers.tracestate;
+  propagation.inject(trace.setSpan(context.active(), span), headers);
+  return span;
+}
