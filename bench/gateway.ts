@@ -43,6 +43,7 @@
  *      BENCH_KEEP_LOGS (unset: when 1, every process's output is kept in the run's temporary
  *      directory, named at the end: e.g. V8's trace of each garbage collection, with
  *      `--trace-gc-nvp` in BENCH_GATEWAY_NODE_ARGS or BENCH_POSTS_NODE_ARGS),
+ *      BENCH_TRACING (unset: when 1, every service traces every request to a local OTLP sink),
  *      BENCH_COMPARE_ROOT (unset: when set to another checkout with its own `npm ci`, a second
  *      posts-service runs from there, against the same database, and the target `compare` goes
  *      straight to it like `direct`: before and after of a posts-service change in one run, each
@@ -656,6 +657,25 @@ async function startProxy(name: string, script: string, port: number, args: stri
   return { child, url };
 }
 
+/**
+ * BENCH_TRACING=1: every service this bench starts traces every request (100 % sampled) to a local
+ * OTLP sink (bench/otlp-sink.mjs). A BENCH_BASELINE from before tracing existed is not traced.
+ */
+async function traceEverything(): Promise<void> {
+  const port = await freePort();
+  const sink = children.start(
+    'otlp-sink',
+    process.execPath,
+    [path.join(root, 'bench', 'otlp-sink.mjs'), String(port)],
+    {},
+  );
+  await waitHttp(sink, `http://127.0.0.1:${port}/`);
+  children.extraEnv = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+    OTEL_TRACES_SAMPLER: 'always_on',
+  };
+}
+
 async function main(): Promise<void> {
   const tools = checkTools();
   const targets = TARGETS.filter((t): t is Target => (KNOWN_TARGETS as readonly string[]).includes(t));
@@ -688,6 +708,7 @@ async function main(): Promise<void> {
     await freePort(),
   ];
   const common = dataServiceEnv(place, token);
+  if (process.env.BENCH_TRACING === '1') await traceEverything();
   build(root);
   if (COMPARE_ROOT) build(COMPARE_ROOT);
   const users = children.service('users', 'users-service', {

@@ -109,8 +109,11 @@ export class BenchChildren {
   /** What a service child runs with: the bench's PATH and HOME, production, the log level, then `env`. */
   serviceEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     const { PATH, HOME } = process.env;
-    return { PATH, HOME, NODE_ENV: 'production', LOG_LEVEL: this.place.logLevel, ...env };
+    return { PATH, HOME, NODE_ENV: 'production', LOG_LEVEL: this.place.logLevel, ...this.extraEnv, ...env };
   }
+
+  /** Variables every service started from now on gets too (BENCH_TRACING's OTLP endpoint). */
+  extraEnv: NodeJS.ProcessEnv = {};
 
   async stopAll(): Promise<void> {
     await Promise.all(this.all.map((child) => stopChild(child)));

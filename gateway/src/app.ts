@@ -18,7 +18,7 @@ import { buildPipeline, type GatewayDeps, type RequestRecord } from './pipeline'
 import { admit, pagesSubject } from './limits/budgets';
 import { clientIpOf, type TrustProxy } from './http/client-ip';
 import { behindClose, ClientGoneError } from './http/read-body';
-import { inSpan, serverSpan } from './http/tracing';
+import { serverSpan } from './http/tracing';
 import { sendError, sendJson } from './http/respond';
 import { canonicalPath } from './routes/route-set';
 
@@ -59,26 +59,22 @@ export function buildApp(deps: GatewayAppDeps): RequestListener {
     if (behindClose(req)) return;
     const started = performance.now();
     const requestId = takeRequestId(req, res);
+    const path = canonicalise(req);
     const entry: RequestRecord = {
       requestId,
-      path: canonicalise(req),
+      path,
       route: 'unmatched',
       clientIp: clientIp(req),
+      // While tracing is on: the request's server span, named on its access line.
+      trace: PROBE_PATHS.has(path) ? undefined : serverSpan(req, res, path, () => entry.route),
     };
-    // While tracing is on: the request's server span, and its context for the steps below (and the
-    // access line, which 'finish' would otherwise write in whatever context last wrote the socket).
-    const spanContext = PROBE_PATHS.has(entry.path)
-      ? null
-      : serverSpan(req, res, entry.path, () => entry.route);
     res.once('finish', () => {
       const durationMs = performance.now() - started;
       const method = req.method ?? 'GET';
       record(method, entry.route, res.statusCode, durationMs / 1000);
       // Every access line is info or debug: a logger above info writes none, so nothing is gathered.
       if (logger.isLevelEnabled('info'))
-        inSpan(spanContext, () =>
-          logAccess(logger, { method, ...entry, status: res.statusCode, durationMs }),
-        );
+        logAccess(logger, { method, ...entry, status: res.statusCode, durationMs });
     });
 
     // Node keeps at most 2,000 headers and drops the rest unseen: refused before anything reads one.
@@ -95,7 +91,7 @@ export function buildApp(deps: GatewayAppDeps): RequestListener {
         .then(() => ops(req, res), fail(req, res, entry));
       return;
     }
-    inSpan(spanContext, () => pipeline(req, res, entry)).catch(fail(req, res, entry));
+    pipeline(req, res, entry).catch(fail(req, res, entry));
   };
 }
 
@@ -124,7 +120,7 @@ function answerFailure(
   // Refused before its body was read (401, 404, 429 …): the connection closes once the client has
   // sent the rest, or after the lingering bound — a body that never finishes holds no socket.
   if (!req.complete && hasBody(req.headers) && !res.headersSent) res.setHeader('Connection', 'close');
-  sendError(req, res, err, logger, {
+  sendError(req, res, err, entry.trace ? logger.child(entry.trace) : logger, {
     method: req.method ?? 'GET',
     path: entry.path,
     requestId: entry.requestId,

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TraceFields } from './http/tracing';
 import {
   AccountSuspendedError,
   InsufficientScopeError,
@@ -69,6 +70,8 @@ export interface RequestRecord {
   route: string;
   accountId?: number;
   clientIp: string;
+  /** The request's trace and span while tracing is on (http/tracing.ts). */
+  trace?: TraceFields;
 }
 
 /** One request as the steps below learn about it. */

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  context,
   propagation,
   ROOT_CONTEXT,
   SpanKind,
@@ -11,10 +10,21 @@ import {
 } from '@opentelemetry/api';
 import { tracer, tracingOn } from '@community/telemetry';
 
+/** The request's trace and span, for its log lines. */
+export interface TraceFields {
+  trace_id: string;
+  span_id: string;
+}
+
+/** Each traced request's server span context, for the call to the service it makes. */
+const spans = new WeakMap<IncomingMessage, Context>();
+
 /**
  * The gateway's spans, made by hand rather than by the http and undici instrumentations, which wrap
  * every request and socket of the hot path (docs/decisions.md, "Tracing the gateway by hand";
- * bench/RESULTS.md has both costs). Nothing here runs while tracing is off.
+ * bench/RESULTS.md has both costs). The gateway registers no context manager, whose
+ * `AsyncLocalStorage` would hook every promise: each span's context is handed on explicitly.
+ * Nothing here runs while tracing is off.
  *
  * The server span continues the client's `traceparent` (its sampled flag decides, through the
  * parent-based sampler) or starts a trace; it is named `{method} {route template}` once the route is
@@ -25,8 +35,8 @@ export function serverSpan(
   res: ServerResponse,
   path: string,
   route: () => string,
-): Context | null {
-  if (!tracingOn()) return null;
+): TraceFields | undefined {
+  if (!tracingOn()) return undefined;
   const method = req.method ?? 'GET';
   const parent = propagation.extract(ROOT_CONTEXT, req.headers);
   const span = tracer().startSpan(
@@ -45,27 +55,34 @@ export function serverSpan(
     if (!res.writableFinished || res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();
   });
-  return trace.setSpan(parent, span);
-}
-
-/** Runs `work` inside the request's span, when there is one. */
-export function inSpan<T>(spanContext: Context | null, work: () => T): T {
-  return spanContext ? context.with(spanContext, work) : work();
+  spans.set(req, trace.setSpan(parent, span));
+  const { traceId, spanId } = span.spanContext();
+  return { trace_id: traceId, span_id: spanId };
 }
 
 /**
- * The call to a service, as a client span of the active server span, its context written into the
- * headers sent (the client's own `traceparent` is replaced). Null while tracing is off.
+ * The call to a service, as a client span of the request's server span, its context written into
+ * the headers sent (the client's own `traceparent` is replaced). Null while tracing is off.
  */
-export function upstreamSpan(method: string, target: string, headers: Record<string, unknown>): Span | null {
-  if (!tracingOn()) return null;
+export function upstreamSpan(
+  req: IncomingMessage,
+  target: string,
+  headers: Record<string, unknown>,
+): Span | null {
+  const parent = spans.get(req);
+  if (!parent) return null;
+  const method = req.method ?? 'GET';
   const { hostname, port } = new URL(target);
-  const span = tracer().startSpan(method, {
-    kind: SpanKind.CLIENT,
-    attributes: { 'http.request.method': method, 'server.address': hostname, 'server.port': Number(port) },
-  });
+  const span = tracer().startSpan(
+    method,
+    {
+      kind: SpanKind.CLIENT,
+      attributes: { 'http.request.method': method, 'server.address': hostname, 'server.port': Number(port) },
+    },
+    parent,
+  );
   delete headers.traceparent;
   delete headers.tracestate;
-  propagation.inject(trace.setSpan(context.active(), span), headers);
+  propagation.inject(trace.setSpan(parent, span), headers);
   return span;
 }

@@ -126,7 +126,7 @@ export function forward(
   if (headersFor) Object.assign(headers, headersFor(path));
   if (body) headers['content-length'] = String(body.length);
   const method = req.method ?? 'GET';
-  const span = upstreamSpan(method, service.target, headers);
+  const span = upstreamSpan(req, service.target, headers);
   const relay = new Relay(res, listener, onAnswer, service.bodyTimeoutMs, span);
   // The client gone: its answer is nobody's any more.
   res.once('close', () => {

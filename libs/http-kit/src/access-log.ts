@@ -13,6 +13,8 @@ export interface AccessEntry {
   durationMs: number;
   accountId?: number;
   requestId?: string;
+  /** The request's trace, where the caller knows it explicitly (the gateway). */
+  trace?: { trace_id: string; span_id: string };
 }
 
 /**
@@ -31,6 +33,7 @@ export function logAccess(logger: Logger, entry: AccessEntry): void {
       duration_ms: Math.round(entry.durationMs * 10) / 10,
       ...(entry.accountId ? { account_id: entry.accountId } : {}),
       ...(entry.requestId ? { request_id: entry.requestId } : {}),
+      ...entry.trace,
     },
     'request',
   );

@@ -27,6 +27,11 @@ export interface TracingOptions {
    * "Tracing the gateway by hand").
    */
   httpServer: boolean;
+  /**
+   * False for the gateway: no context manager, so no `AsyncLocalStorage` hooks every promise of
+   * its hot path; it hands each span's context on explicitly instead (gateway/src/http/tracing.ts).
+   */
+  activeContext?: boolean;
 }
 
 let provider: NodeTracerProvider | null = null;
@@ -36,7 +41,7 @@ let provider: NodeTracerProvider | null = null;
  * otherwise. Call it before anything loads express, ioredis or amqplib: the instrumentations patch
  * those modules as they are first required (each service's `tracing.ts`, imported first by main).
  */
-export function startTracing(service: string, { httpServer }: TracingOptions): void {
+export function startTracing(service: string, { httpServer, activeContext = true }: TracingOptions): void {
   if (provider || !tracingWanted()) return;
   // The stable HTTP conventions: `http.request.method`, `http.response.status_code`, `url.path`.
   process.env.OTEL_SEMCONV_STABILITY_OPT_IN ??= 'http';
@@ -48,7 +53,7 @@ export function startTracing(service: string, { httpServer }: TracingOptions): v
       .merge(detectResources({ detectors: [envDetector] })),
     spanProcessors: [new SafeAttributes(), new BatchSpanProcessor(exporter)],
   });
-  provider.register();
+  provider.register(activeContext ? {} : { contextManager: null });
   registerInstrumentations({ instrumentations: instrumentations(httpServer) });
 }
 
