@@ -6,6 +6,7 @@ import type { Clock } from './domain/clock';
 import type { FlagStanding } from './domain/moderation/standing';
 import type { ViewCounter } from './domain/posts/view-counter';
 import { postsServiceRoutes } from './routes';
+import { internalRoutes } from './routes/internal.routes';
 
 export interface AppDeps extends TxDeps, ServiceAppDeps {
   views: ViewCounter;
@@ -20,5 +21,9 @@ export interface AppDeps extends TxDeps, ServiceAppDeps {
 
 /** The posts-service HTTP app; it never listens itself, so tests can mount it on port 0. */
 export function buildApp(deps: AppDeps): Express {
-  return serviceAppFor(deps, (router) => postsServiceRoutes(router, deps));
+  return serviceAppFor(
+    deps,
+    (router) => postsServiceRoutes(router, deps),
+    (router) => internalRoutes(router, deps),
+  );
 }

@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import type { TxDeps } from '@community/events';
 import type { ServiceAppDeps, Slots } from '@community/http-kit';
+import type { ExportSources } from './domain/export/remote-parts';
 import type { UsageTracker } from './domain/keys/usage-tracker';
 import type { OAuthSettings } from './domain/oauth/oauth-server';
 import type { StreamHub } from './streams/hub';
@@ -13,6 +14,8 @@ export interface AppDeps extends TxDeps, ServiceAppDeps {
   streams: StreamHub;
   /** Where user lookups wait for one of the SEARCH_CONCURRENCY slots. */
   searches: Slots;
+  /** Where the export reads the other services' parts (DESIGN.md §20). */
+  sources: ExportSources;
   /** The account pages under /account. */
   pages?: (router: Router) => void;
 }

@@ -7,6 +7,7 @@ import {
   portVar,
   emptyAsUndefined,
   publicBaseUrlVar,
+  urlVar,
 } from '@community/config';
 import { email, password, username } from '@community/contracts';
 
@@ -27,6 +28,9 @@ export const usersConfigSchema = z
     NOTIFICATION_HEARTBEAT_SECONDS: intVar(25, 1),
     /** How many user lookups (`GET /users?q=`) one process runs at once; more wait briefly, then get a 429. */
     SEARCH_CONCURRENCY: intVar(2, 1),
+    /** Where the export (DESIGN.md §20) reads what the other services hold about the caller. */
+    POSTS_SERVICE_URL: urlVar(['http', 'https'], 'http://127.0.0.1:3001'),
+    WEBHOOK_SERVICE_URL: urlVar(['http', 'https'], 'http://127.0.0.1:3003'),
     /** The OAuth issuer (RFC 8414), e.g. https://api.example.com; unset: the host each request came in on. */
     OAUTH_ISSUER: optional(
       z

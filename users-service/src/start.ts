@@ -64,6 +64,11 @@ export function start(
         internalToken: config.INTERNAL_TOKEN,
         publicBaseUrl: config.PUBLIC_BASE_URL,
         searches: searchSlots(config.SEARCH_CONCURRENCY),
+        sources: {
+          postsUrl: config.POSTS_SERVICE_URL,
+          webhooksUrl: config.WEBHOOK_SERVICE_URL,
+          internalToken: config.INTERNAL_TOKEN,
+        },
         pages: (router) =>
           accountPages(router, {
             sql: runtime.sql,

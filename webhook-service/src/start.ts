@@ -9,7 +9,7 @@ import { checkUrlForRegistration } from './delivery/ssrf';
 import { startRetention } from './domain/retention';
 import { decodeSecretsKey, SecretBox } from './domain/secret-box';
 import { sealStoredSecrets } from './domain/secrets-at-rest';
-import { fanOutHandlers } from './events/consumers';
+import { webhookHandlers } from './events/consumers';
 
 export const SERVICE_SCHEMA = serviceSchema('webhook-service', 'webhooks', __dirname);
 
@@ -27,7 +27,7 @@ export function start(
   const kick = () => dispatcher?.kick();
   return startDataService({
     ...SERVICE_SCHEMA,
-    handlers: fanOutHandlers(),
+    handlers: webhookHandlers(),
     // The new deliveries are committed: send them now rather than at the next poll.
     onEventApplied: kick,
     port: config.WEBHOOK_SERVICE_PORT,

@@ -195,6 +195,7 @@ function serviceProcesses(wiring: StackWiring): Processes {
     AMQP_URL: amqpProxy.url(infra.amqpUrl),
     AMQP_EXCHANGE: sandbox.exchange,
     SHUTDOWN_GRACE_MS: '2000',
+    SHUTDOWN_DELAY_MS: '0', // production's 5 s only where a file's `env` asks (rolling restarts)
   };
   const envs = serviceEnvs(wiring);
   const processes = (name: ServiceName) =>
@@ -229,6 +230,9 @@ function serviceEnvs(wiring: StackWiring): Record<ServiceName, (port: number) =>
     }),
     users: (port) => ({
       USERS_SERVICE_PORT: String(port),
+      // The export (DESIGN.md §20) reads the other services' parts.
+      POSTS_SERVICE_URL: reach('posts'),
+      WEBHOOK_SERVICE_URL: reach('webhooks'),
       ADMIN_USERNAME: admin.username,
       ADMIN_PASSWORD: admin.password,
       ADMIN_EMAIL: admin.email,

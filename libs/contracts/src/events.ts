@@ -10,17 +10,43 @@ export const PUBLIC_EVENTS = [
   'post.deleted',
   'comment.created',
   'user.registered',
+  'user.deleted',
 ] as const;
 export type PublicEvent = (typeof PUBLIC_EVENTS)[number];
 
 const id = z.int().min(1);
 
+/**
+ * A stored public event whose subject was erased, deleted or hidden (DESIGN.md §20): its text emptied,
+ * an erased member's profile fields `deleted-<id>`, and this mark added. Never on a fresh event.
+ */
+const redacted = z.literal(true).optional();
+
+/** What an erasure does with the member's posts and comments: kept anonymised, or soft-deleted. */
+export const ERASED_CONTENT = ['keep', 'delete'] as const;
+
 export const eventData = {
-  'post.created': z.strictObject({ id, title: z.string(), author_id: id }),
-  'post.updated': z.strictObject({ id, title: z.string(), author_id: id, changed: z.array(z.string()) }),
-  'post.deleted': z.strictObject({ id, author_id: id }),
-  'comment.created': z.strictObject({ id, post_id: id, author_id: id, parent_id: id.nullable() }),
-  'user.registered': z.strictObject({ id, username: z.string(), display_name: z.string() }),
+  'post.created': z.strictObject({ id, title: z.string(), author_id: id, redacted }),
+  'post.updated': z.strictObject({
+    id,
+    title: z.string(),
+    author_id: id,
+    changed: z.array(z.string()),
+    redacted,
+  }),
+  'post.deleted': z.strictObject({ id, author_id: id, redacted }),
+  'comment.created': z.strictObject({
+    id,
+    post_id: id,
+    author_id: id,
+    parent_id: id.nullable(),
+    redacted,
+  }),
+  'user.registered': z.strictObject({ id, username: z.string(), display_name: z.string(), redacted }),
+  // An account was erased (DESIGN.md §20): its id names no one any more.
+  'user.deleted': z.strictObject({ id }),
+  // Internal: what every service forgets of an erased account, and what becomes of its content.
+  'user.erased': z.strictObject({ id, content: z.enum(ERASED_CONTENT) }),
   // Internal events: consumed by other services, never delivered to webhooks.
   // avatar: the URL the user set, null for the default one (each service builds its URL per request).
   'user.updated': z.strictObject({

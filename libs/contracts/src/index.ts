@@ -13,3 +13,4 @@ export * from './tags';
 export * from './moderation';
 export * from './notifications';
 export * from './account-pages';
+export * from './erasure';

@@ -78,3 +78,8 @@ export async function sweepIdempotencyKeys(sql: Sql, batch = 1000): Promise<numb
     returning 1`;
   return rows.length;
 }
+
+/** Forgets the kept answers of an erased account (DESIGN.md §20): they may hold what it wrote. */
+export async function forgetIdempotencyKeys(tx: Tx, userId: number): Promise<void> {
+  await tx`delete from idempotency_keys where owner = ${`acct:${userId}`}`;
+}

@@ -9,6 +9,7 @@ export {
   keptAnswer,
   lockKey,
   sweepIdempotencyKeys,
+  forgetIdempotencyKeys,
   type KeptAnswer,
   type KeyRef,
 } from './idempotency-keys';

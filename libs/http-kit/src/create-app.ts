@@ -49,11 +49,16 @@ export interface ServiceAppOptions extends Omit<ServiceAppDeps, 'idempotency'> {
 
 /**
  * A service's app from its deps: the shared fields of ServiceAppDeps picked out, and its routes under
- * `/api/v1`. Pages, internal routes and protocol mounts go through createServiceApp itself.
+ * `/api/v1`, and its internal routes under `/internal` if any. Pages and protocol mounts go through
+ * createServiceApp itself.
  */
-export function serviceAppFor(deps: ServiceAppDeps, routes: (router: Router) => void): Express {
+export function serviceAppFor(
+  deps: ServiceAppDeps,
+  routes: (router: Router) => void,
+  internal?: (router: Router) => void,
+): Express {
   const { logger, internalToken, health, idempotency, publicBaseUrl } = deps;
-  return createServiceApp({ logger, internalToken, health, idempotency, publicBaseUrl, routes });
+  return createServiceApp({ logger, internalToken, health, idempotency, publicBaseUrl, routes, internal });
 }
 
 /**

@@ -35,6 +35,7 @@ export {
 } from './envelope';
 export { encodeCursor, decodeCursor, type CursorList } from './cursor';
 export { sendTimeOrdered, sliceOf, type Slice, type TimeOrderedList } from './time-ordered';
+export { JsonStream } from './json-stream';
 export { signIdentity, verifyIdentity, requireActor, callerOf, IDENTITY_HEADERS } from './identity';
 export { Slots, SlotsFull, inSlots, searchSlots, type SlotsOptions } from './slots';
 export { createRegistry, httpMetrics, requestRecorder, routeOf, type RecordRequest } from './metrics';

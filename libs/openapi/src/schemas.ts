@@ -40,6 +40,8 @@ export const RESOURCES = {
   Notification: c.notificationSchema,
   UnreadCount: c.unreadCountSchema,
   Marked: c.markedSchema,
+  Erasure: c.erasureSchema,
+  AccountExport: c.accountExportSchema,
 } as const;
 export type ResourceName = keyof typeof RESOURCES;
 
@@ -53,6 +55,7 @@ export const REQUESTS = {
   UpdateCategoryRequest: c.updateCategoryBody,
   RegisterRequest: c.registerBody,
   UpdateMeRequest: c.updateMeBody,
+  EraseMeRequest: c.eraseMeBody,
   SetPlanRequest: c.setPlanBody,
   SetRoleRequest: c.setRoleBody,
   CreateApiKeyRequest: c.createKeyBody,

@@ -11,6 +11,7 @@ const EVENT_SUMMARIES: Record<PublicEvent, string> = {
   'post.deleted': 'A post was deleted',
   'comment.created': 'A comment was added (`parent_id` is null at top level)',
   'user.registered': 'A user registered',
+  'user.deleted': 'An account was erased: its id names no one any more (DESIGN.md §20)',
 };
 
 /** The Standard Webhooks headers every delivery carries (DESIGN.md §7). */

@@ -16,6 +16,7 @@ import {
 import type { AppDeps } from '../app-deps';
 import type { KeyCreator } from '../domain/keys/manage-keys';
 import { avatarHandlers } from './avatars.routes';
+import { erasureHandlers } from './erasure.routes';
 import { keysHandlers } from './keys.routes';
 import { notificationsHandlers } from './notifications.routes';
 import { oauthAppsHandlers } from './oauth-apps.routes';
@@ -44,6 +45,7 @@ const APART_OPERATIONS = OPERATIONS.filter(mountedApart);
 export function usersServiceRoutes(router: Router, deps: AppDeps): void {
   const handlers: OperationHandlers<typeof API_OPERATIONS, KeyCreator> = {
     ...usersHandlers(deps),
+    ...erasureHandlers(deps),
     ...keysHandlers(deps),
     ...oauthAppsHandlers(deps),
     ...notificationsHandlers(deps),

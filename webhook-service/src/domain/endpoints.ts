@@ -14,7 +14,7 @@ import {
   type Webhook,
 } from '@community/contracts';
 import { commitWithEvents, type TxDeps } from '@community/events';
-import type { Tx } from '@community/db';
+import type { Sql, Tx } from '@community/db';
 import { cancelPending } from '../db/deliveries.repository';
 import * as repo from '../db/endpoints.repository';
 import type { EndpointRow } from '../db/rows';
@@ -80,6 +80,12 @@ export async function listOwnEndpoints(deps: TxDeps, actor: Actor, page: number,
   assertScope(actor, 'webhooks');
   const { rows, total } = await repo.listEndpoints(deps.sql, actor.userId, limit, (page - 1) * limit);
   return { items: rows.map(toWebhook), totalItems: total, page, limit };
+}
+
+/** Every live endpoint of the account, for its export (DESIGN.md §20): never a secret. */
+export async function exportEndpoints(sql: Sql, userId: number): Promise<Webhook[]> {
+  const { rows } = await repo.listEndpoints(sql, userId, MAX_WEBHOOKS_PER_USER, 0);
+  return rows.map(toWebhook);
 }
 
 export async function readEndpoint(deps: TxDeps, actor: Actor, id: number): Promise<EndpointRow> {

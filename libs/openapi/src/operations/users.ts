@@ -1,5 +1,7 @@
 import {
   createKeyBody,
+  eraseMeBody,
+  eraseQuery,
   listUsersQuery,
   registerBody,
   setPlanBody,
@@ -68,6 +70,42 @@ export const USER_OPERATIONS = servedBy('users', [
     response: { status: 200, kind: 'single', schema: 'Me', description: 'Your updated account.' },
   },
   {
+    id: 'eraseMe',
+    method: 'delete',
+    path: '/users/me',
+    tag: 'Users',
+    summary: 'Erase your account',
+    description:
+      'DESIGN.md §20. The account session (with `x-csrf-token`) or a key with the `keys` scope, and the password in the body (a wrong one is `403`). At once every key, OAuth token, session and notification stream of the account stops working (the gateway refuses them within 5 s); within 60 s every service has forgotten the account: username and display name become `deleted-<id>`, email, bio and avatar go, and so do notifications, likes (counts follow), open flags, webhook endpoints with their pending deliveries and idempotency records. Posts and comments stay, anonymised (`author_id` kept, no profile), unless `content=delete` soft-deletes them too. Stored events forget the profile (`redacted: true`). Emits `user.deleted`. Calling it again for an erased account answers the same.',
+    scope: 'keys',
+    session: true,
+    query: eraseQuery,
+    body: eraseMeBody,
+    response: {
+      status: 202,
+      kind: 'single',
+      schema: 'Erasure',
+      description: 'The erasure goes on in every service.',
+    },
+  },
+  {
+    id: 'exportMe',
+    method: 'get',
+    path: '/users/me/export',
+    tag: 'Users',
+    summary: 'Download everything about you',
+    description:
+      'DESIGN.md §20. One JSON document, streamed: profile, plan, keys (names, scopes, dates; never a secret), OAuth apps and grants, notifications, posts, comments, likes, flags and webhook endpoints (no secrets). No `ETag`; counts as one request.',
+    scope: 'read',
+    response: {
+      status: 200,
+      kind: 'single',
+      schema: 'AccountExport',
+      description: 'Everything the platform holds about you.',
+      noStore: true,
+    },
+  },
+  {
     id: 'getUser',
     method: 'get',
     path: '/users/{id}',
@@ -75,6 +113,23 @@ export const USER_OPERATIONS = servedBy('users', [
     summary: 'Read a public profile',
     scope: 'read',
     response: { status: 200, kind: 'single', schema: 'User', description: 'The public user.' },
+  },
+  {
+    id: 'eraseUser',
+    method: 'delete',
+    path: '/users/{id}',
+    tag: 'Users',
+    summary: 'Erase an account',
+    description:
+      'Admins only; never yourself here (`DELETE /users/me` asks for your password). Erases as `DELETE /users/me` does, `content=delete` included. An account already erased answers the same.',
+    scope: 'admin',
+    query: eraseQuery,
+    response: {
+      status: 202,
+      kind: 'single',
+      schema: 'Erasure',
+      description: 'The erasure goes on in every service.',
+    },
   },
   {
     id: 'getDefaultAvatar',

@@ -1,4 +1,5 @@
 import type { Tx } from '@community/db';
+import { enqueueEvent } from '@community/events';
 import { addPostCount } from '../../db/categories.repository';
 import { findLiveComment, setCommentHidden } from '../../db/comments.repository';
 import type { Target } from '../../db/flags.repository';
@@ -24,7 +25,9 @@ export async function lockItem(tx: Tx, target: Target): Promise<Item | null> {
 /**
  * Hides or shows an item; true when this changed it. A hidden item leaves the counts it was in —
  * its category's `post_count` and its tags' counts, or its post's `replies` — and comes back into
- * them when shown again (DESIGN.md §12).
+ * them when shown again (DESIGN.md §12). Hiding publishes nothing, and nothing is published while
+ * hidden; showing a post again publishes `post.updated` with its current title, so a receiver
+ * rebuilding from the events log (where the hide redacted it) ends right (DESIGN.md §20).
  */
 export async function setHidden(tx: Tx, item: Item, hidden: boolean): Promise<boolean> {
   const delta = hidden ? -1 : 1;
@@ -33,9 +36,20 @@ export async function setHidden(tx: Tx, item: Item, hidden: boolean): Promise<bo
     if (!(await setPostHidden(tx, id, hidden))) return false;
     await addPostCount(tx, categoryId, delta);
     await (hidden ? moveTagCounts(tx, tags, []) : moveTagCounts(tx, [], tags));
+    if (!hidden) await publishShown(tx, item.row);
     return true;
   }
   if (!(await setCommentHidden(tx, item.row.id, hidden))) return false;
   await addReplies(tx, item.row.postId, delta);
   return true;
+}
+
+/** The post as it is now (its row locked), once shown again: its edits while hidden were never published. */
+async function publishShown(tx: Tx, post: PostRow): Promise<void> {
+  await enqueueEvent(tx, 'post.updated', {
+    id: post.id,
+    title: post.title,
+    author_id: post.authorId,
+    changed: [],
+  });
 }

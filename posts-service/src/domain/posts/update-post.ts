@@ -62,12 +62,14 @@ export async function updatePost(
           target: { type: 'post', id },
         });
     }
-    await enqueueEvent(tx, 'post.updated', {
-      id,
-      title: updated.title,
-      author_id: updated.authorId,
-      changed: changed.map(toWireName),
-    });
+    // Hidden content publishes nothing while hidden, edits included; showing it again publishes it.
+    if (!updated.isHidden)
+      await enqueueEvent(tx, 'post.updated', {
+        id,
+        title: updated.title,
+        author_id: updated.authorId,
+        changed: changed.map(toWireName),
+      });
     return toDetail(updated, base);
   });
 }
