@@ -145,7 +145,8 @@ function checkDeployment(deployment: Deployment, manifests: Manifest[], fail: Fa
     if (container.livenessProbe?.httpGet?.path !== '/healthz')
       failHere('needs a livenessProbe on GET /healthz');
     const preStop = container.lifecycle?.preStop?.sleep?.seconds ?? 0;
-    const drain = preStop + Number(env.get('SHUTDOWN_GRACE_MS') ?? 10_000) / 1000;
+    const delay = Number(env.get('SHUTDOWN_DELAY_MS') ?? 5_000) / 1000;
+    const drain = preStop + delay + Number(env.get('SHUTDOWN_GRACE_MS') ?? 10_000) / 1000;
     const grace = pod.terminationGracePeriodSeconds ?? 30;
     if (grace < drain + 5) {
       failHere(

@@ -9,6 +9,7 @@ import {
   loadConfig,
   parseConfig,
   portVar,
+  shutdownDelayVar,
   urlVar,
 } from '@community/config';
 
@@ -50,6 +51,7 @@ export const gatewayConfigSchema = z.object({
   /** Origins whose browser apps may call /api/v1: `*` (any) or a comma-separated list of origins. */
   CORS_ALLOWED_ORIGINS: corsOriginsVar(),
   SHUTDOWN_GRACE_MS: intVar(10_000, 0),
+  SHUTDOWN_DELAY_MS: shutdownDelayVar(),
   /** Requests one account may have in flight at once, per plan, and one address without a key. */
   IN_FLIGHT_LIMITS: inFlightLimitsVar(),
   /** The default avatars' own budget per address, per minute (they pass before keys and limits). */

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import type { Registry } from 'prom-client';
-import { redactUrl } from '@community/config';
+import { redactUrl, shutdownDelayMs } from '@community/config';
 import { AmqpConnection } from '@community/events';
 import { createRegistry, listen, type ReadinessCheck } from '@community/http-kit';
 import { createLogger, type Logger } from '@community/logging';
@@ -45,7 +45,7 @@ export async function start(
   const registry = createRegistry(SERVICE);
   const redis = await connectRedis(config, logger);
   const upstreams = upstreamsOf(config, logger);
-  const { keys, usage, keysBreaker } = keyLookupOf(config, registry, logger);
+  const { users, keys, usage, keysBreaker } = keyLookupOf(config, registry, logger);
   const breakers = [...Object.values(upstreams).map((u) => u.breaker), keysBreaker];
   registerBreakerMetrics(registry, breakers);
 
@@ -84,9 +84,9 @@ export async function start(
     async stop() {
       shuttingDown = true;
       // Streams would hold the shutdown for its whole grace; their clients reconnect to another replica.
-      streams.close();
-      await server.close(config.SHUTDOWN_GRACE_MS);
+      await server.retire(shutdownDelayMs(config), config.SHUTDOWN_GRACE_MS, () => streams.close());
       await usage.stop();
+      users.close();
       await amqp.close();
       for (const upstream of Object.values(upstreams)) upstream.close();
       keysBreaker.shutdown();
@@ -137,7 +137,7 @@ function keyLookupOf(config: GatewayConfig, registry: Registry, logger: Logger) 
   const keys = new KeyResolver({ users, ttlMs: config.KEY_CACHE_TTL_SECONDS * 1000, registry });
   const usage = new UsageReporter(users, logger);
   usage.start();
-  return { keys, usage, keysBreaker };
+  return { users, keys, usage, keysBreaker };
 }
 
 /** The notification streams relayed, and their slots per account in Redis (DESIGN.md §13). */

@@ -93,6 +93,18 @@ export class ServiceProcess {
     await this.start();
   }
 
+  /**
+   * One step of a rolling restart: SIGTERM, the process drains and exits by itself, a new one starts
+   * and is ready. Resolves with how the old one ended (0: a clean stop; a signal name: it was killed).
+   */
+  async replace(): Promise<number | string | null> {
+    const child = this.child;
+    await this.stop();
+    const ended = child ? (child.exitCode ?? child.signalCode) : null;
+    await this.start();
+    return ended;
+  }
+
   /** Resident set size in KiB from /proc (Linux), or null when the process is not running. */
   rssKiB(): number | null {
     if (!this.running || !this.pid) return null;

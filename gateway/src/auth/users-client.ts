@@ -1,4 +1,6 @@
+import { Agent, fetch } from 'undici';
 import { signIdentity } from '@community/http-kit';
+import { IDLE_CONNECTION_MS } from '../proxy/forward';
 import type { Breaker } from '../proxy/breaker';
 
 export interface InternalAnswer {
@@ -19,6 +21,12 @@ export class UsersClient {
     private readonly timeoutMs = 3_000,
   ) {}
 
+  /** Let go sooner than a users-service stopping closes them (see IDLE_CONNECTION_MS). */
+  private readonly connections = new Agent({
+    keepAliveTimeout: IDLE_CONNECTION_MS,
+    keepAliveMaxTimeout: IDLE_CONNECTION_MS,
+  });
+
   post(path: string, body: unknown): Promise<InternalAnswer> {
     return this.breaker.fire(async () => {
       const res = await fetch(this.baseUrl + path, {
@@ -29,10 +37,15 @@ export class UsersClient {
         },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(this.timeoutMs),
+        dispatcher: this.connections,
       });
       const text = await res.text();
       if (res.status >= 500) throw new Error(`users-service answered ${res.status}`);
       return { status: res.status, body: text ? JSON.parse(text) : null };
     }) as Promise<InternalAnswer>;
+  }
+
+  close(): void {
+    void this.connections.close();
   }
 }

@@ -5,10 +5,17 @@ import { Pool, type Dispatcher } from 'undici';
 import { FAULT_HEADER, REQUEST_FAULT } from '@community/http-kit';
 import { upstreamSpan } from '../http/tracing';
 import { CallerGoneError } from './breaker';
+import { copyAnswerHeaders, outgoingHeaders, outgoingPath } from './headers';
+import { maySendAgain } from './resend';
 
 /** A service's pool of connections (undici's), which times the service, and its body timeout. */
 export interface ServicePool {
   pool: Pool;
+  /**
+   * Connections used once each, for a request sent again (proxy/resend.ts): never one the service
+   * may be closing. None for streams, which are never sent again.
+   */
+  fresh: Pool | null;
   /**
    * How long the answer's body may stand still: the pool's limit on the service's silences between
    * pieces, and the gateway's on a client that leaves a piece unread (0: no limit, for streams).
@@ -32,8 +39,16 @@ export interface PoolOptions {
 }
 
 /**
- * A service's connections: kept alive while used, let go after `timeoutMs` idle (sooner if the
- * service says so in its Keep-Alive). `connect.timeout` bounds resolving the name and connecting:
+ * How long a connection may stay idle before the gateway lets it go: less than the SHUTDOWN_DELAY_MS
+ * (5 s) a service stopping serves on before it closes its idle connections, so it never closes one
+ * the gateway still holds (and may be reusing that very moment).
+ */
+export const IDLE_CONNECTION_MS = 2_000;
+
+/**
+ * A service's connections: kept alive while used, let go after {@link IDLE_CONNECTION_MS} idle.
+ * A stream's connection is not kept at all: a stream is never sent again (proxy/resend.ts), so it
+ * must not meet a connection its service is closing. `connect.timeout` bounds resolving the name and connecting:
  * a connection that hangs (a restarted container's old address, DNS that never answers) would
  * otherwise wait for the kernel's minutes; `headersTimeout` the wait for the answer's head,
  * `bodyTimeout` each wait for a piece of its body.
@@ -46,16 +61,19 @@ export function servicePool({
   connections = 256,
 }: PoolOptions): ServicePool {
   const bodyTimeoutMs = endless ? 0 : timeoutMs;
-  const pool = new Pool(new URL(target).origin, {
-    connections,
-    pipelining: 1,
+  const idle = Math.min(timeoutMs, IDLE_CONNECTION_MS);
+  const options = {
     connect: { timeout: timeoutMs, lookup },
     headersTimeout: timeoutMs,
     bodyTimeout: bodyTimeoutMs,
-    keepAliveTimeout: timeoutMs,
-    keepAliveMaxTimeout: timeoutMs,
-  });
-  return { pool, bodyTimeoutMs, target };
+    keepAliveTimeout: idle,
+    keepAliveMaxTimeout: idle,
+  };
+  const origin = new URL(target).origin;
+  // pipelining 0: `Connection: close`, a new connection each time.
+  const pool = new Pool(origin, { ...options, connections, pipelining: endless ? 0 : 1 });
+  const fresh = endless ? null : new Pool(origin, { ...options, connections, pipelining: 0 });
+  return { pool, fresh, bodyTimeoutMs, target };
 }
 
 export interface ForwardOptions {
@@ -87,24 +105,6 @@ export interface Forwarded {
 }
 
 /**
- * Hop-by-hop headers (RFC 9110 §7.6.1): they describe one connection, never the next one. The
- * request's body is sent with a length of its own; `Expect: 100-continue` was the gateway's to
- * answer, since it reads the whole body before forwarding.
- */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'expect',
-]);
-
-/**
  * Sends the client's request to a service and the service's answer to the client: the client's
  * headers without the hop-by-hop ones, `X-Forwarded-For/-Port/-Proto/-Host` appended to (as a proxy
  * adds its hop), the extra headers signed over the path sent, the body read already. The service's
@@ -127,13 +127,20 @@ export function forward(
   if (body) headers['content-length'] = String(body.length);
   const method = req.method ?? 'GET';
   const span = upstreamSpan(req, service.target, headers);
-  const relay = new Relay(res, listener, onAnswer, service.bodyTimeoutMs, span);
+  const request = { method, path, headers, body: body ?? null };
+  const relay = new Relay(res, listener, onAnswer, span, { service, request });
   // The client gone: its answer is nobody's any more.
   res.once('close', () => {
     if (!res.writableFinished) relay.abort(new CallerGoneError());
   });
-  service.pool.dispatch({ method, path, headers, body: body ?? null }, relay);
+  service.pool.dispatch(request, relay);
   return relay;
+}
+
+/** What a request was sent as and with, to send it again. */
+interface Sending {
+  service: ServicePool;
+  request: Dispatcher.DispatchOptions & { method: string; headers: Record<string, string | string[]> };
 }
 
 /** One request's handler: the service's answer, piece by piece, to the client. */
@@ -146,15 +153,19 @@ class Relay implements Dispatcher.DispatchHandler, Forwarded {
   private answering = false;
   /** Runs out when the client leaves the answer unread too long. */
   private unread: NodeJS.Timeout | undefined = undefined;
+  /** Bytes of the request went out (undici writes right after onRequestStart). */
+  private written = false;
+  /** A byte of the service's answer arrived, its head whole or not. */
+  private answerBegan = false;
+  private sentAgain = false;
 
   constructor(
     private readonly res: ServerResponse,
     private readonly listener: AnswerListener,
     private readonly onAnswer: ((status: number) => void) | undefined,
-    /** How long the client may leave the answer unread, as the service may leave it unsent. */
-    private readonly unreadTimeoutMs: number,
     /** The call's client span, while tracing is on (http/tracing.ts). */
     private readonly span: Span | null,
+    private readonly sending: Sending,
   ) {}
 
   abort(reason: Error): void {
@@ -168,7 +179,12 @@ class Relay implements Dispatcher.DispatchHandler, Forwarded {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
+    this.written = true;
     if (this.cut) controller.abort(this.cut);
+  }
+
+  onResponseStarted(): void {
+    this.answerBegan = true;
   }
 
   onResponseStart(
@@ -196,11 +212,10 @@ class Relay implements Dispatcher.DispatchHandler, Forwarded {
     // The client reads slower than the service sends: the service waits (no body timeout while
     // paused) — but not for a client that stopped reading, which would hold its connection for good.
     controller.pause();
-    if (this.unreadTimeoutMs > 0)
-      this.unread = setTimeout(
-        () => this.abort(new Error('the client stopped reading')),
-        this.unreadTimeoutMs,
-      );
+    // The client may leave the answer unread as long as the service may leave it unsent.
+    const unreadTimeoutMs = this.sending.service.bodyTimeoutMs;
+    if (unreadTimeoutMs > 0)
+      this.unread = setTimeout(() => this.abort(new Error('the client stopped reading')), unreadTimeoutMs);
     this.res.once('drain', () => {
       clearTimeout(this.unread);
       controller.resume();
@@ -218,7 +233,21 @@ class Relay implements Dispatcher.DispatchHandler, Forwarded {
     if (this.answering) {
       if (!this.res.destroyed) this.res.destroy();
       this.span?.setStatus({ code: SpanStatusCode.ERROR, message: err.message }).end();
-    } else this.fail(err);
+    } else if (!this.sendAgain(err)) this.fail(err);
+  }
+
+  /** DESIGN.md §16: once, on a new connection, when the rules of proxy/resend.ts allow it. */
+  private sendAgain(err: Error): boolean {
+    const { service, request } = this.sending;
+    if (this.cut || this.sentAgain || this.answerBegan || !service.fresh) return false;
+    if (!maySendAgain({ method: request.method, headers: request.headers, written: this.written }, err))
+      return false;
+    this.sentAgain = true;
+    this.written = false;
+    this.controller = null;
+    this.span?.setAttribute('http.request.resend_count', 1);
+    service.fresh.dispatch(request, this);
+    return true;
   }
 
   /** Tells the listener there will be no answer, unless it heard already. */
@@ -228,65 +257,4 @@ class Relay implements Dispatcher.DispatchHandler, Forwarded {
     this.span?.setStatus({ code: SpanStatusCode.ERROR, message: err.message }).end();
     this.listener.failed(err);
   }
-}
-
-/**
- * The answer's headers as the service sent them, byte for byte (latin1, as node reads and writes
- * them), without the hop-by-hop ones; they replace any the gateway set under the same name, and a
- * name the service repeats (Set-Cookie) is repeated.
- */
-function copyAnswerHeaders(raw: (Buffer | string)[], res: ServerResponse): void {
-  const copied: string[] = [];
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = latin1(raw[i]!).toLowerCase();
-    if (HOP_BY_HOP.has(name) || name === FAULT_HEADER) continue;
-    const value = latin1(raw[i + 1]!);
-    if (copied.includes(name)) res.appendHeader(name, value);
-    else {
-      copied.push(name);
-      res.setHeader(name, value);
-    }
-  }
-}
-
-const latin1 = (bytes: Buffer | string) => (typeof bytes === 'string' ? bytes : bytes.toString('latin1'));
-
-/** The path and query as sent: a request in absolute form (`GET http://host/p`) keeps only those. */
-function outgoingPath(url: string): string {
-  if (url.startsWith('/')) return url;
-  try {
-    const parsed = new URL(url);
-    return parsed.pathname + parsed.search;
-  } catch {
-    return '/';
-  }
-}
-
-function outgoingHeaders(req: IncomingMessage): Record<string, string | string[]> {
-  const incoming: IncomingHttpHeaders = req.headers;
-  const headers: Record<string, string | string[]> = {};
-  for (const name in incoming) {
-    const value = incoming[name];
-    if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
-  }
-  // …and those the client's Connection header names as its own (RFC 9110 §7.6.1).
-  const connection = incoming.connection;
-  if (connection && connection !== 'keep-alive' && connection !== 'close')
-    for (const token of connection.split(',')) delete headers[token.trim().toLowerCase()];
-  const socket = req.socket;
-  headers['x-forwarded-for'] = appended(incoming['x-forwarded-for'], socket.remoteAddress ?? '');
-  headers['x-forwarded-port'] = appended(incoming['x-forwarded-port'], portOf(incoming.host));
-  headers['x-forwarded-proto'] = appended(incoming['x-forwarded-proto'], 'http');
-  headers['x-forwarded-host'] = String(incoming['x-forwarded-host'] || incoming.host || '');
-  return headers;
-}
-
-/** The values of a header seen so far, with this hop's added (node joins repeated ones already). */
-const appended = (before: string | string[] | undefined, hop: string) =>
-  before ? `${String(before)},${hop}` : hop;
-
-/** The port the client addressed, from its Host header (80 when it names none: plain HTTP). */
-function portOf(host: string | undefined): string {
-  const match = host ? /:(\d+)$/.exec(host) : null;
-  return match ? match[1]! : '80';
 }

@@ -186,6 +186,7 @@ export class Upstream {
     clearInterval(this.watch);
     this.breaker.shutdown();
     void this.service.pool.destroy();
+    void this.service.fresh?.destroy();
     this.streams.close();
   }
 

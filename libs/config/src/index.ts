@@ -158,10 +158,27 @@ export const dataServiceEnv = {
   ),
   DB_POOL_MAX: intVar(10, 1),
   SHUTDOWN_GRACE_MS: intVar(10_000, 0),
+  SHUTDOWN_DELAY_MS: shutdownDelayVar(),
   /** The address a service listens on: loopback unless a container must be reached from outside. */
   SERVICE_HOST: z.preprocess(emptyAsUndefined, z.string().default('127.0.0.1')),
   PUBLIC_BASE_URL: publicBaseUrlVar(),
 };
+
+/**
+ * SHUTDOWN_DELAY_MS: how long a process stopping keeps serving, `/readyz` already 503, before it
+ * stops accepting (DESIGN.md §16). Unset: {@link shutdownDelayMs} picks 5 s in production, none elsewhere.
+ */
+export function shutdownDelayVar() {
+  return z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int('must be a whole number').min(0, 'must be at least 0').optional(),
+  );
+}
+
+/** The delay a process stopping serves on: long enough in production for load balancers to catch up. */
+export function shutdownDelayMs(config: { NODE_ENV?: string; SHUTDOWN_DELAY_MS?: number }): number {
+  return config.SHUTDOWN_DELAY_MS ?? (config.NODE_ENV === 'production' ? 5_000 : 0);
+}
 
 /** The URL with any password masked, fit for a log line or an error message. */
 export function redactUrl(url: string): string {

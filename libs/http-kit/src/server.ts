@@ -10,6 +10,13 @@ export interface RunningServer {
   url: string;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes what is left. */
   close(graceMs?: number): Promise<void>;
+  /**
+   * A stop nobody notices (DESIGN.md §16): serves on for `delayMs` — `/readyz` says 503 meanwhile,
+   * the caller's part — while load balancers stop sending new connections here, each answer closing
+   * its connection so clients open their next one elsewhere; then `beforeClose` (end long-lived
+   * answers) and {@link close}.
+   */
+  retire(delayMs: number, graceMs: number, beforeClose?: () => void): Promise<void>;
 }
 
 export async function listen(
@@ -37,7 +44,23 @@ export async function listen(
     port: actualPort,
     url: `http://127.0.0.1:${actualPort}`,
     close: (graceMs = 10_000) => closeServer(server, graceMs),
+    async retire(delayMs, graceMs, beforeClose) {
+      // First, so it runs before the handler: a request arriving now is answered, on a closing connection.
+      server.prependListener('request', closeAfterAnswer);
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      beforeClose?.();
+      await closeServer(server, graceMs);
+    },
   };
+}
+
+/**
+ * Idle keep-alive connections are what a server stopping must close, and closing one races the
+ * client reusing it. Answered with `Connection: close`, a connection in use ends cleanly instead; one
+ * idle for the whole delay was let go by the client (clients keep idle connections for less).
+ */
+function closeAfterAnswer(_req: http.IncomingMessage, res: http.ServerResponse): void {
+  res.setHeader('Connection', 'close');
 }
 
 function closeServer(server: http.Server, graceMs: number): Promise<void> {

@@ -1,5 +1,6 @@
 import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { shutdownDelayMs } from '@community/config';
 import { createDb, joinable, pingDb, type Sql } from '@community/db';
 import {
   AmqpConnection,
@@ -21,6 +22,9 @@ export interface DataServiceConfig {
   AMQP_EXCHANGE: string;
   DB_POOL_MAX: number;
   SHUTDOWN_GRACE_MS: number;
+  /** How long a stop serves on with `/readyz` 503 first (unset: see shutdownDelayMs). */
+  SHUTDOWN_DELAY_MS?: number;
+  NODE_ENV?: string;
   /** The address the HTTP server listens on (default 127.0.0.1: only the gateway is public). */
   SERVICE_HOST?: string;
   PUBLIC_BASE_URL?: string;
@@ -37,7 +41,10 @@ export interface DataServiceSpec extends ServiceSchema {
   prepare?: (runtime: DataRuntime) => Promise<void>;
   /** Builds the HTTP handler from the runtime. */
   app: (runtime: DataRuntime) => RequestListener;
-  /** Runs as the server starts closing, e.g. to end long-lived answers the grace period would wait for. */
+  /**
+   * Runs as the server stops accepting, after SHUTDOWN_DELAY_MS: e.g. to end long-lived answers the
+   * grace period would wait for (their clients reconnect elsewhere by then).
+   */
   onStopping?: () => void;
   /** Background work of the service, stopped after the server and before the pool closes. */
   onStop?: () => Promise<void> | void;
@@ -102,8 +109,7 @@ export async function startDataService(spec: DataServiceSpec): Promise<RunningDa
     logger,
     async stop() {
       shuttingDown = true;
-      spec.onStopping?.();
-      await server.close(config.SHUTDOWN_GRACE_MS);
+      await server.retire(shutdownDelayMs(config), config.SHUTDOWN_GRACE_MS, spec.onStopping);
       await spec.onStop?.();
       sweeper.stop();
       await consumer.stop();

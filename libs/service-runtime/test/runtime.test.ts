@@ -1,3 +1,5 @@
+import express from 'express';
+import { mountHealth } from '@community/http-kit';
 import { createLogger } from '@community/logging';
 import { startDataService } from '@community/service-runtime';
 import {
@@ -66,6 +68,39 @@ it('migrates, serves, reports readiness and stops in order', async () => {
   expect(service.address).toBe('127.0.0.1');
   await service.stop();
   expect(stopped).toEqual(['background']);
+  await expect(fetch(service.url)).rejects.toThrow();
+});
+
+it('answers /readyz 503 at once when stopping, serves on for SHUTDOWN_DELAY_MS on closing connections, then stops', async () => {
+  const steps: string[] = [];
+  const service = await startDataService({
+    service: 'runtime-svc',
+    schema: 'runtime',
+    migrationsDir,
+    handlers: {},
+    port: 0,
+    config: { ...config(database.url), SHUTDOWN_DELAY_MS: 600 },
+    logger,
+    app: (runtime) => {
+      const router = express.Router();
+      mountHealth(router, runtime.health);
+      return express()
+        .use(router)
+        .get('/thing', (_req, res) => void res.send('ok'));
+    },
+    onStopping: () => steps.push('streams ended'),
+  });
+  const ready = async () => (await fetch(`${service.url}/readyz`)).status;
+  expect(await ready()).toBe(200);
+  const started = Date.now();
+  const stopped = service.stop().then(() => steps.push('stopped'));
+  expect(await ready()).toBe(503);
+  const thing = await fetch(`${service.url}/thing`);
+  expect([thing.status, await thing.text(), thing.headers.get('connection')]).toEqual([200, 'ok', 'close']);
+  expect(steps).toEqual([]);
+  await stopped;
+  expect(steps).toEqual(['streams ended', 'stopped']);
+  expect(Date.now() - started).toBeGreaterThanOrEqual(600);
   await expect(fetch(service.url)).rejects.toThrow();
 });
 

@@ -43,3 +43,33 @@ it('passes a connection a replica refuses on to the next one', async () => {
     await live.close();
   }
 });
+
+it('sends no new connection to a replica whose /readyz answers 503, and takes it back at 200', async () => {
+  let stopping = false;
+  const leaving = http.createServer((req, res) => {
+    res.setHeader('connection', 'close');
+    if (req.url === '/readyz') res.writeHead(stopping ? 503 : 200).end();
+    else res.end('leaving');
+  });
+  await new Promise<void>((resolve) => leaving.listen(0, '127.0.0.1', resolve));
+  const staying = await replica('staying');
+  const balancer = await startBalancer([{ port: (leaving.address() as AddressInfo).port }, staying]);
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  try {
+    stopping = true;
+    // A Kubernetes Service learns from the readiness probe: within one round of asking here.
+    await sleep(400);
+    const answers = [];
+    for (let i = 0; i < 6; i++) answers.push(await ask(balancer.url));
+    expect(answers).toEqual(Array(6).fill('staying'));
+    stopping = false;
+    await sleep(400);
+    const after = [];
+    for (let i = 0; i < 4; i++) after.push(await ask(balancer.url));
+    expect(after.sort()).toEqual(['leaving', 'leaving', 'staying', 'staying']);
+  } finally {
+    await balancer.stop();
+    await staying.close();
+    await new Promise<void>((resolve) => leaving.close(() => resolve()));
+  }
+});
