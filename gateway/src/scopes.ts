@@ -53,7 +53,12 @@ export function isPublic(method: string, path: string, hasSessionCookie: boolean
   if (matchesPrefix(path, '/account')) return true;
   const keyless = declaredAt(path).filter((op) => op.scope === null);
   if (keyless.some((op) => op.method === tableMethod(method) || op.tag === 'OAuth')) return true;
-  return hasSessionCookie && declaredAt(path).some((op) => op.session === true);
+  if (!hasSessionCookie) return false;
+  // The operation the method names decides; a method no operation declares here passes on to
+  // users-service when the path takes the session at all, which answers it itself.
+  const declared = declaredAt(path);
+  const named = declared.find((op) => op.method === tableMethod(method));
+  return named ? named.session === true : declared.some((op) => op.session === true);
 }
 
 /**
