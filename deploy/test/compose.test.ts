@@ -36,12 +36,23 @@ describe('docker-compose.yml', () => {
     const services = loaded.config.services as Record<string, { environment: Record<string, string> }>;
     expect(Object.keys(services).sort()).toEqual([
       'gateway',
+      'grafana',
+      'jaeger',
       'postgres',
       'posts-service',
+      'prometheus',
       'rabbitmq',
       'redis',
       'users-service',
       'webhook-service',
+    ]);
+    const profiled = Object.entries(loaded.config.services as Record<string, { profiles?: string[] }>)
+      .filter(([, service]) => service.profiles)
+      .map(([name, service]) => [name, service.profiles]);
+    expect(profiled).toEqual([
+      ['prometheus', ['observability']],
+      ['grafana', ['observability']],
+      ['jaeger', ['observability']],
     ]);
     // Interpolated from .env.example, as `docker compose config` would show it.
     expect(services['posts-service']!.environment.DATABASE_URL).toBe(
@@ -94,12 +105,21 @@ describe('docker-compose.yml', () => {
   it('refuses a published port on anything but the gateway', () => {
     const problems = validateEdited((t) =>
       t.replace(
-        "      POSTS_SERVICE_PORT: '3001'\n",
-        "      POSTS_SERVICE_PORT: '3001'\n    ports: ['3001:3001']\n",
+        '      OTEL_SERVICE_NAME: posts-service\n',
+        "      OTEL_SERVICE_NAME: posts-service\n    ports: ['3001:3001']\n",
       ),
     );
     expect(problems).toEqual([
-      'docker-compose.yml [services.posts-service.ports]: only the gateway may publish ports',
+      'docker-compose.yml [services.posts-service.ports]: only the gateway and the observability profile may publish ports',
+    ]);
+  });
+
+  it('lets the observability profile publish on 127.0.0.1 only', () => {
+    const problems = validateEdited((t) =>
+      t.replace("ports: ['127.0.0.1:${PROMETHEUS_PUBLISHED_PORT:-9090}:9090']", "ports: ['9090:9090']"),
+    );
+    expect(problems).toEqual([
+      'docker-compose.yml [services.prometheus.ports]: the observability profile publishes on 127.0.0.1 only',
     ]);
   });
 

@@ -8,11 +8,17 @@ type Service = Record<string, unknown> & {
   image?: string;
   build?: unknown;
   volumes?: unknown[];
+  profiles?: string[];
 };
 
 const APPS = ['gateway', 'posts-service', 'users-service', 'webhook-service'];
 const INFRA = ['postgres', 'redis', 'rabbitmq'];
 const DATA_SERVICES = APPS.filter((name) => name !== 'gateway');
+/**
+ * The profile of the operator's tools (Prometheus, Grafana, Jaeger): started only on request, and
+ * the one place besides the gateway that may publish a port, on this machine's loopback only.
+ */
+const LOOPBACK_PROFILE = 'observability';
 /** Variables that carry a secret, alone or inside a URL: they must come from .env, never literal. */
 const SECRET_VARIABLES =
   /^(INTERNAL_TOKEN|SECRETS_KEY|DATABASE_URL|AMQP_URL|REDIS_URL|.*PASSWORD.*|RABBITMQ_DEFAULT_PASS)$/;
@@ -52,7 +58,10 @@ export function checkStackPolicy(
   return problems;
 }
 
-/** Only the gateway is published; every service has a health check its dependants wait for. */
+/**
+ * Only the gateway is published (and the observability profile's tools, on 127.0.0.1); every service
+ * has a health check its dependants wait for.
+ */
 function checkService(
   where: string,
   name: string,
@@ -61,7 +70,11 @@ function checkService(
   fail: Fail,
 ): void {
   if (service.ports?.length && name !== 'gateway') {
-    fail(`${where}.ports`, 'only the gateway may publish ports');
+    if (!service.profiles?.includes(LOOPBACK_PROFILE)) {
+      fail(`${where}.ports`, `only the gateway and the ${LOOPBACK_PROFILE} profile may publish ports`);
+    } else if (!service.ports.every(onLoopback)) {
+      fail(`${where}.ports`, `the ${LOOPBACK_PROFILE} profile publishes on 127.0.0.1 only`);
+    }
   }
   if (!service.healthcheck?.test || service.healthcheck.disable) {
     fail(`${where}.healthcheck`, 'every service needs a health check');
@@ -77,6 +90,12 @@ function checkService(
       fail(`${where}.depends_on.${target}`, 'must use condition: service_healthy');
     }
   }
+}
+
+/** `127.0.0.1:9090:9090`, or the long form with `host_ip: 127.0.0.1`. */
+function onLoopback(port: unknown): boolean {
+  if (typeof port === 'string') return port.startsWith('127.0.0.1:');
+  return typeof port === 'object' && port !== null && (port as { host_ip?: unknown }).host_ip === '127.0.0.1';
 }
 
 /** Checked on the file as written: interpolation would hide a literal behind its value. */

@@ -6,6 +6,9 @@
 #   3. builds the four service images from the repository's Dockerfile (lib/stack.sh);
 #   4. starts the repository's docker-compose.yml with a generated .env, two containers of each data
 #      service (`--scale`; CONTAINERS_SCALE=1: one), and waits until every container is healthy;
+#   4b. runs promtool check/test on deploy/observability/rules inside the Prometheus stand-in, starts
+#      the profile `observability`'s prometheus alone, and checks through its HTTP API that every
+#      replica is a target that is up and every rule group is loaded (lib/observability.sh);
 #   5. runs the black-box suite against the published gateway (e2e/test/any-stack) and the compose
 #      checks (e2e/test/compose-stack: only the gateway reachable, a service restarted mid-traffic);
 #   6. tears everything down (`down -v`). On failure it prints every container's log first.
@@ -31,6 +34,8 @@ source "$HERE/lib/engine.sh"
 source "$HERE/lib/bases.sh"
 # shellcheck source=deploy/test/containers/lib/stack.sh
 source "$HERE/lib/stack.sh"
+# shellcheck source=deploy/test/containers/lib/observability.sh
+source "$HERE/lib/observability.sh"
 
 STACK_STARTED=
 finish() {
@@ -76,6 +81,9 @@ write_env
 for name in postgres redis rabbitmq; do
   build_stand_in "$name" "$(compose config | sed -n "s/^ *image: \(${name}:.*\)$/\1/p")"
 done
+prometheus_image=$(compose --profile observability config | sed -n 's/^ *image: \(prom\/prometheus:.*\)$/\1/p')
+build_stand_in prometheus "$prometheus_image"
+check_rules "$prometheus_image"
 
 build_images
 
@@ -96,6 +104,7 @@ compose up --detach --no-build \
 }
 wait_healthy 300
 check_bridges_pinned
+check_prometheus
 
 receiver_host=$(egress_gateway)
 [ -n "$receiver_host" ] || die "no gateway address on ${PROJECT}_egress"

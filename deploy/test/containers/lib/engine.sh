@@ -88,6 +88,8 @@ check_bridges_pinned() {
   local network dev pinned=()
   for network in $(podman network ls --filter "label=com.docker.compose.project=$PROJECT" --format '{{.Name}}'); do
     dev=$(podman network inspect "$network" --format '{{.NetworkInterface}}')
+    # No bridge until a container joins: the profile `observability`'s network, before it starts.
+    [ -e "/sys/class/net/$dev" ] || continue
     [ "$(cat "/sys/class/net/$dev/addr_assign_type" 2>/dev/null)" = 3 ] || die "bridge $dev of $network: MAC not set"
     pinned+=("$dev ($(cat "/sys/class/net/$dev/address"))")
   done

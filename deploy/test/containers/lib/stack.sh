@@ -25,13 +25,16 @@ free_port() {
 
 # The .env a user would write from .env.example: every change-me value replaced by 32 random bytes
 # as 64 hex digits (safe in connection URLs, and the form SECRETS_KEY-style keys take). The only
-# other differences: the published port (loopback, a free one), the image tag, and the three settings
+# other differences: the published ports (the gateway's and the profile's Prometheus, free ones on
+# loopback), the image tag, and the three settings
 # the black-box suite needs (e2e/README.md): the gateway trusts the runner's X-Forwarded-For from
 # the containers' private networks, webhook-service may deliver to the suite's receiver on this
 # machine's bridge address, and the suite's fresh accounts' flags count (FLAG_MIN_ACCOUNT_AGE_HOURS=0).
 write_env() {
   GATEWAY_PORT=$(free_port)
+  PROMETHEUS_PORT=$(free_port)
   node - "$ROOT/.env.example" "GATEWAY_PUBLISHED_PORT=127.0.0.1:$GATEWAY_PORT" "IMAGE_TAG=$IMAGE_TAG" \
+    "PROMETHEUS_PUBLISHED_PORT=$PROMETHEUS_PORT" \
     TRUST_PROXY=uniquelocal WEBHOOK_ALLOW_PRIVATE_NETWORKS=true FLAG_MIN_ACCOUNT_AGE_HOURS=0 >"$WORK/.env" <<'JS'
 const { randomBytes } = require('node:crypto');
 const { readFileSync } = require('node:fs');
@@ -98,7 +101,7 @@ egress_gateway() {
 show_logs() {
   printf '\n==== container logs (last 80 lines each, 1xx-4xx request lines left out) ====\n' >&2
   compose ps >&2 || true
-  for service in $(compose config --services 2>/dev/null); do
+  for service in $(compose --profile observability config --services 2>/dev/null); do
     printf '\n---- %s ----\n' "$service" >&2
     compose logs --no-color "$service" 2>&1 | grep -vE '"status":[1-4][0-9][0-9],.*"msg":"request"' | tail -n 80 >&2 || true
   done
@@ -106,5 +109,5 @@ show_logs() {
 
 teardown_stack() {
   step "tearing down (down -v)"
-  compose down --volumes --remove-orphans --timeout 30 >"$WORK/down.log" 2>&1 || cat "$WORK/down.log" >&2
+  compose --profile observability down --volumes --remove-orphans --timeout 30 >"$WORK/down.log" 2>&1 || cat "$WORK/down.log" >&2
 }
