@@ -72,17 +72,24 @@ export function upstreamSpan(
   const parent = spans.get(req);
   if (!parent) return null;
   const method = req.method ?? 'GET';
-  const { hostname, port } = new URL(target);
   const span = tracer().startSpan(
     method,
-    {
-      kind: SpanKind.CLIENT,
-      attributes: { 'http.request.method': method, 'server.address': hostname, 'server.port': Number(port) },
-    },
+    { kind: SpanKind.CLIENT, attributes: { 'http.request.method': method, ...serverOf(target) } },
     parent,
   );
   delete headers.traceparent;
   delete headers.tracestate;
   propagation.inject(trace.setSpan(parent, span), headers);
   return span;
+}
+
+/** The upstream's address attributes, parsed once per service. */
+const servers = new Map<string, { 'server.address': string; 'server.port': number }>();
+function serverOf(target: string) {
+  let server = servers.get(target);
+  if (!server) {
+    const { hostname, port } = new URL(target);
+    servers.set(target, (server = { 'server.address': hostname, 'server.port': Number(port) }));
+  }
+  return server;
 }
