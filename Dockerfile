@@ -27,6 +27,7 @@ COPY libs/events/package.json libs/events/
 COPY libs/http-kit/package.json libs/http-kit/
 COPY libs/logging/package.json libs/logging/
 COPY libs/openapi/package.json libs/openapi/
+COPY libs/sdk/package.json libs/sdk/
 COPY libs/service-runtime/package.json libs/service-runtime/
 COPY libs/telemetry/package.json libs/telemetry/
 COPY libs/test-harness/package.json libs/test-harness/

@@ -34,6 +34,7 @@ const packages = [
   'libs/service-runtime',
   'libs/telemetry',
   'libs/workarounds',
+  'libs/sdk',
   'posts-service',
   'users-service',
   'gateway',
