@@ -927,8 +927,19 @@ function baselineTree(revision: string): string {
 
 let benchDb: Sql | undefined;
 let cleaning: Promise<void> | undefined;
-/** nginx first (it holds connections to posts-service), then the gateway, then the services. */
-const STOP_ORDER = ['nginx', 'node', 'undici', 'floor', 'gateway', 'baseline', 'compare', 'posts', 'users'];
+/** nginx first (it holds connections to posts-service), then the gateway, the services, the OTLP sink. */
+const STOP_ORDER = [
+  'nginx',
+  'node',
+  'undici',
+  'floor',
+  'gateway',
+  'baseline',
+  'compare',
+  'posts',
+  'users',
+  'otlp-sink',
+];
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
     await benchDb?.end({ timeout: 5 }).catch(() => {});
