@@ -1,6 +1,8 @@
 // BENCH_TRACING=1: the OTLP/HTTP receiver the bench's services export every span to. It reads each
 // export and drops it, so what is measured is what tracing costs the services, not a backend.
 import http from 'node:http';
+import process from 'node:process';
+import console from 'node:console';
 
 let exports = 0;
 let bytes = 0;
