@@ -19,7 +19,8 @@
  *      after the gateways, of node, undici and floor; empty for none), BENCH_NAMESPACE (cgg:
  *      database `community_bench_<ns>`, exchange `bench.<ns>.events`, Redis prefix `bench:<ns>:`,
  *      all removed at the end),
- *      BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_AMQP_URL, BENCH_KEEP (callgrind files kept).
+ *      BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_AMQP_URL, BENCH_KEEP (callgrind files kept),
+ *      BENCH_TRACING (unset: when 1, every service traces every request to a local OTLP sink).
  * Needs valgrind (Debian package); the gateway's start under callgrind takes a minute or two.
  */
 import { randomBytes } from 'node:crypto';
@@ -41,6 +42,7 @@ import {
   DEPLOYED_NODE_ARGS,
   serviceArgs,
   BenchChildren,
+  traceEverything,
   stopChild,
   waitHttp,
   type Child,
@@ -122,6 +124,7 @@ async function main(): Promise<void> {
   await clearInfra();
   const token = randomBytes(32).toString('base64url');
   const common = dataServiceEnv(place, token);
+  if (process.env.BENCH_TRACING === '1') await traceEverything(children, root);
   build(root);
   for (const checkout of ROOTS) if (checkout !== root) build(checkout);
   const [usersPort, postsPort] = [await freePort(), await freePort()];

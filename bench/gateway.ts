@@ -61,7 +61,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { createDb, type Sql } from '@community/db';
 import { freePort } from '@community/test-harness';
-import { build, DEPLOYED_NODE_ARGS, BenchChildren, stopChild, waitHttp, type Child } from './processes';
+import {
+  build,
+  DEPLOYED_NODE_ARGS,
+  BenchChildren,
+  stopChild,
+  traceEverything,
+  waitHttp,
+  type Child,
+} from './processes';
 import {
   benchPlace,
   clearBenchAmqp,
@@ -657,25 +665,6 @@ async function startProxy(name: string, script: string, port: number, args: stri
   return { child, url };
 }
 
-/**
- * BENCH_TRACING=1: every service this bench starts traces every request (100 % sampled) to a local
- * OTLP sink (bench/otlp-sink.mjs). A BENCH_BASELINE from before tracing existed is not traced.
- */
-async function traceEverything(): Promise<void> {
-  const port = await freePort();
-  const sink = children.start(
-    'otlp-sink',
-    process.execPath,
-    [path.join(root, 'bench', 'otlp-sink.mjs'), String(port)],
-    {},
-  );
-  await waitHttp(sink, `http://127.0.0.1:${port}/`);
-  children.extraEnv = {
-    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
-    OTEL_TRACES_SAMPLER: 'always_on',
-  };
-}
-
 async function main(): Promise<void> {
   const tools = checkTools();
   const targets = TARGETS.filter((t): t is Target => (KNOWN_TARGETS as readonly string[]).includes(t));
@@ -708,7 +697,7 @@ async function main(): Promise<void> {
     await freePort(),
   ];
   const common = dataServiceEnv(place, token);
-  if (process.env.BENCH_TRACING === '1') await traceEverything();
+  if (process.env.BENCH_TRACING === '1') await traceEverything(children, root);
   build(root);
   if (COMPARE_ROOT) build(COMPARE_ROOT);
   const users = children.service('users', 'users-service', {

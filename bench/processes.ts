@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { waitAnswering } from './ready';
+import { freePort } from '@community/test-harness';
 
 /** A process a bench started, its output going to a file of its own. */
 export interface Child {
@@ -118,4 +119,24 @@ export class BenchChildren {
   async stopAll(): Promise<void> {
     await Promise.all(this.all.map((child) => stopChild(child)));
   }
+}
+
+/**
+ * BENCH_TRACING=1: every service started after this traces every request (100 % sampled) to a
+ * local OTLP sink (bench/otlp-sink.mjs) that reads and drops each export. A checkout from before
+ * tracing existed is not traced.
+ */
+export async function traceEverything(children: BenchChildren, root: string): Promise<void> {
+  const port = await freePort();
+  const sink = children.start(
+    'otlp-sink',
+    process.execPath,
+    [path.join(root, 'bench', 'otlp-sink.mjs'), String(port)],
+    {},
+  );
+  await waitHttp(sink, `http://127.0.0.1:${port}/`);
+  children.extraEnv = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+    OTEL_TRACES_SAMPLER: 'always_on',
+  };
 }
