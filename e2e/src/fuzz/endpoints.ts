@@ -19,6 +19,8 @@ export interface FuzzIds {
   flags: number[];
   /** Throwaway members the moderator may suspend: never an actor of the fuzz. */
   suspendable: number[];
+  /** A throwaway member the admin may erase: never an actor of the fuzz, nor anyone else's. */
+  erasable: number[];
   /** OAuth apps of the fuzzing member (some spare) and of someone else. */
   oauthApps: number[];
   /** A URL of the suite's receiver, a valid webhook target. */
@@ -139,6 +141,14 @@ export const ENDPOINTS: Endpoint[] = [
     }),
   }),
   endpoint('GET', '/api/v1/users/{id}', { kind: 'users' }),
+  endpoint('GET', '/api/v1/users/me/export'),
+  // Erasure names no real id but the throwaway member's: a fuzzed case can erase no one else.
+  endpoint('DELETE', '/api/v1/users/{id}', {
+    kind: 'erasable',
+    confine: true,
+    as: 'admin',
+    query: ['content'],
+  }),
   endpoint('GET', '/api/v1/notifications', { query: ['unread', 'cursor'] }),
   endpoint('GET', '/api/v1/notifications/unread-count'),
   endpoint('POST', '/api/v1/notifications/read', {
@@ -272,4 +282,6 @@ export const NOT_FUZZED: Record<string, string> = {
   'GET /.well-known/oauth-authorization-server': OAUTH,
   'POST /api/v1/webhooks/{id}/test': 'calls out to the receiver, up to 5 s a case',
   'POST /api/v1/webhooks/{id}/replay': 'a daily allowance per endpoint the fuzz would use up at once',
+  'DELETE /api/v1/users/me':
+    'erases the caller, always an actor of the fuzz; its wrong passwords would also lock the actor out of the login form',
 };

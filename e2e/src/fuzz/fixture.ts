@@ -42,6 +42,7 @@ export async function castFor(stage: FuzzStage): Promise<FuzzCast> {
   const own = await fuzzerContent(stage);
   const flagged = await flaggedContent(world, victim, categoryId);
   const apps = await oauthApps(world.as(fuzzer), world.as(victim));
+  const leaver = await world.member();
   const kept = [anchor, own.post, own.comment, categoryId, own.hook, apps[0]];
   const ids: FuzzIds = {
     users: [admin.id, fuzzer.id, victim.id, moderator.member.id, flagged.outcast.id],
@@ -55,6 +56,7 @@ export async function castFor(stage: FuzzStage): Promise<FuzzCast> {
     spareKeys: own.spareKeys,
     flags: flagged.flags,
     suspendable: [flagged.outcast.id],
+    erasable: [leaver.id],
     oauthApps: apps,
     receiverUrl: target.receiver.url('fuzz-target'),
     keep: [admin.id, fuzzer.id, fuzzer.keyId, moderator.member.id, ...kept],

@@ -44,16 +44,30 @@ describe('erasure across the three services', () => {
       await owned.services.webhooks.start();
     }
 
-    // The event waited for webhook-service: user.deleted reaches the others, never the member's own endpoint.
-    await deliveredWhen(receiver, 'watcher', (ds) => about(ds, 'user.deleted', member.id).length > 0, 60_000);
-    const log = expectStatus(await watcherAs('GET', '/api/v1/events?types=user.registered&limit=100'), 200);
-    const registered = log.body.data.find((e: any) => e.data.id === member.id);
+    // The event waited for webhook-service, which completes the erasure within 60 s of being back:
+    // the member's endpoints gone and the stored events redacted (one transaction), user.deleted
+    // delivered to the others.
+    const deadline = Date.now() + 60_000;
+    const left = () => Math.max(1, deadline - Date.now());
+    const registered = await waitFor(
+      async () => {
+        const log = expectStatus(
+          await watcherAs('GET', '/api/v1/events?types=user.registered&limit=100'),
+          200,
+        );
+        const event = log.body.data.find((e: any) => e.data.id === member.id);
+        return event?.data.redacted ? event : null;
+      },
+      { timeoutMs: left(), intervalMs: 200, what: 'the stored user.registered redacted' },
+    );
     expect(registered.data).toEqual({
       id: member.id,
       username: `deleted-${member.id}`,
       display_name: `deleted-${member.id}`,
       redacted: true,
     });
+    await deliveredWhen(receiver, 'watcher', (ds) => about(ds, 'user.deleted', member.id).length > 0, left());
+    // Never to the member's own endpoint, which went with the account.
     expect(about(receiver.acknowledged('own'), 'user.deleted', member.id)).toEqual([]);
   }, 120_000);
 });

@@ -110,9 +110,11 @@ it('webhooks: manage an endpoint; every public event arrives signed as the docum
     const secret = rotated.body.data.secret as string;
 
     // One of each public event.
-    await gw(stack, 'POST', '/api/v1/auth/register', {
+    const hooked = await gw(stack, 'POST', '/api/v1/auth/register', {
       body: { username: 'hooked', email: 'hooked@example.test', password: 'a long password' },
     });
+    const erased = await gw(stack, 'DELETE', `/api/v1/users/${hooked.body.data.id}`, { key: admin.key });
+    expect(erased.status).toBe(202);
     const category = await gw(stack, 'POST', '/api/v1/categories', {
       key: admin.key,
       body: { name: 'Hooks' },
@@ -141,6 +143,7 @@ it('webhooks: manage an endpoint; every public event arrives signed as the docum
         'commentCreatedWebhook',
         'postUpdatedWebhook',
         'postDeletedWebhook',
+        'userDeletedWebhook',
       ]),
     );
 
@@ -172,6 +175,25 @@ it('webhooks: manage an endpoint; every public event arrives signed as the docum
   } finally {
     await receiver.close();
   }
+});
+
+it('leaving: the export streams everything about you; erasure needs your password, or an admin', async () => {
+  const leaver = await memberWithKey(stack, ['read', 'keys']);
+  const exported = await gw(stack, 'GET', '/api/v1/users/me/export', { key: leaver.key });
+  expect(exported.body.data.profile.id).toBe(leaver.id);
+  expect(exported.headers.get('etag')).toBeNull();
+
+  const wrong = await gw(stack, 'DELETE', '/api/v1/users/me', { key: leaver.key, body: { password: 'no' } });
+  expect(wrong.status).toBe(403);
+  const erased = await gw(stack, 'DELETE', '/api/v1/users/me?content=delete', {
+    key: leaver.key,
+    body: { password: 'a long password' },
+  });
+  expect(erased.body.data).toEqual({ status: 'erasing' });
+
+  const other = await memberWithKey(stack);
+  expect((await gw(stack, 'DELETE', `/api/v1/users/${other.id}`, { key: member.key })).status).toBe(403);
+  expect((await gw(stack, 'DELETE', `/api/v1/users/${other.id}`, { key: admin.key })).status).toBe(202);
 });
 
 it('reached every account, user, key, webhook and meta operation with its documented success', () => {

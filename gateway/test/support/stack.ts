@@ -42,12 +42,16 @@ export async function startStack(
   const sandbox = await serviceSandbox(label);
   const common = { ...sandboxEnv(sandbox), SHUTDOWN_GRACE_MS: '500' };
   const on = { label, sandbox };
-  const users = await startServiceUnderTest(usersService, { ...on, env: { ...common, ...usersEnv } });
   const webhooks = await startServiceUnderTest(webhookService(), {
     ...on,
     env: { ...common, ...webhookEnv() },
   });
   const posts = await startServiceUnderTest(postsService(), { ...on, env: common });
+  // users-service last: the export (DESIGN.md §20) reads the other two.
+  const users = await startServiceUnderTest(usersService, {
+    ...on,
+    env: { ...common, POSTS_SERVICE_URL: posts.url, WEBHOOK_SERVICE_URL: webhooks.url, ...usersEnv },
+  });
   const gatewayConfig = (env: Record<string, string>) =>
     parseGatewayConfig({
       ...common,

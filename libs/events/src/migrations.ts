@@ -31,4 +31,9 @@ create table processed_events (
     name: '0000_outbox_trace_context.sql',
     sql: `alter table outbox add column traceparent text;`,
   },
+  {
+    // The retention sweep (prunePublishedOutbox) deletes published rows oldest first.
+    name: '0000_outbox_retention.sql',
+    sql: `create index outbox_published_created_idx on outbox (created_at) where published_at is not null;`,
+  },
 ];

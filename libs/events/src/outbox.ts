@@ -33,3 +33,24 @@ export async function commitWithEvents<T>(deps: TxDeps, work: (tx: Tx) => Promis
   afterCommit(deps.sql, deps.afterCommit);
   return result;
 }
+
+/**
+ * How long a published outbox row is kept. Its payload may name a member (DESIGN.md §20); the relay
+ * never reads a published row again, so a week only serves someone investigating a delivery.
+ */
+export const OUTBOX_RETENTION_DAYS = 7;
+
+/** Deletes up to `batch` published rows older than the retention, oldest first; returns how many. */
+export async function prunePublishedOutbox(
+  sql: Sql,
+  batch = 1000,
+  retentionDays = OUTBOX_RETENTION_DAYS,
+): Promise<number> {
+  const rows = await sql`
+    delete from outbox where id in (
+      select id from outbox
+      where published_at is not null and created_at < now() - make_interval(days => ${retentionDays})
+      order by created_at limit ${batch})
+    returning 1`;
+  return rows.length;
+}

@@ -74,6 +74,8 @@ export interface OperationSpec {
     schema: ResourceName | null;
     description: string;
     noStore?: true;
+    /** Written as it is read (the export, DESIGN.md §20): the bytes are not known first, so no `ETag`. */
+    streamed?: true;
     /** Further headers of this answer, by name. */
     headers?: Record<string, Json>;
     /** A 201's `Location`: the path of the created resource, its `{id}` the created `id`. */

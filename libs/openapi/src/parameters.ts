@@ -69,6 +69,6 @@ const SINGULAR: Record<string, string> = {
 /** A list whose query takes a `cursor` is time-ordered (DESIGN.md §10): it answers either pagination. */
 export const timeOrdered = (op: OperationSpec) => op.query?.shape.cursor !== undefined;
 
-/** A GET answered 200 carries an ETag and may be answered 304 (DESIGN.md §10). */
+/** A GET answered 200 carries an ETag and may be answered 304 (DESIGN.md §10), unless it is streamed. */
 export const conditionalGet = (op: OperationSpec) =>
-  op.method === 'get' && op.response.status === 200 && op.response.kind !== 'stream';
+  op.method === 'get' && op.response.status === 200 && op.response.kind !== 'stream' && !op.response.streamed;

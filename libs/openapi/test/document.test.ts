@@ -36,7 +36,12 @@ describe('the generated document', () => {
     for (const op of OPERATIONS.filter((o) => !o.unlimited)) {
       const operation = document.paths[op.path]![op.method]!;
       const responses = operation.responses as Record<string, any>;
-      const conditional = op.method === 'get' && op.response.status === 200 && op.response.kind !== 'stream';
+      // A GET's 200 may be answered 304, unless it is written as it is read (no ETag first).
+      const conditional =
+        op.method === 'get' &&
+        op.response.status === 200 &&
+        op.response.kind !== 'stream' &&
+        !('streamed' in op.response);
       expect(Object.keys(responses).map(Number)).toEqual([
         op.response.status,
         ...(conditional ? [304] : []),

@@ -12,7 +12,7 @@ import {
 import { createRegistry, listen, type HealthOptions, type IdempotencyOptions } from '@community/http-kit';
 import type { Logger } from '@community/logging';
 import type { Registry } from 'prom-client';
-import { IdempotencyKeySweeper } from './idempotency-sweeper';
+import { IdempotencyKeySweeper, OutboxSweeper } from './sweepers';
 import { applyMigrations, ensureServiceDatabase, type ServiceSchema } from './migrations';
 
 /** The variables every data service reads (see dataServiceEnv in @community/config). */
@@ -84,8 +84,8 @@ export async function startDataService(spec: DataServiceSpec): Promise<RunningDa
   const { pool, sql } = await openSchema(spec);
   const registry = createRegistry(service);
   const { amqp, relay, consumer } = startEventBus(spec, sql, registry);
-  const sweeper = new IdempotencyKeySweeper(sql, logger);
-  sweeper.start();
+  const sweepers = [new IdempotencyKeySweeper(sql, logger), new OutboxSweeper(sql, logger)];
+  for (const sweeper of sweepers) sweeper.start();
 
   let shuttingDown = false;
   const runtime: DataRuntime = {
@@ -111,7 +111,7 @@ export async function startDataService(spec: DataServiceSpec): Promise<RunningDa
       shuttingDown = true;
       await server.retire(shutdownDelayMs(config), config.SHUTDOWN_GRACE_MS, spec.onStopping);
       await spec.onStop?.();
-      sweeper.stop();
+      for (const sweeper of sweepers) sweeper.stop();
       await consumer.stop();
       await relay.stop();
       await amqp.close();
@@ -195,4 +195,4 @@ function crashAfterCommit(): ((key: string) => void) | undefined {
 export { PendingBatch, type PendingBatchOptions } from './pending-batch';
 export { applyMigrations, runMigrations, serviceSchema, type ServiceSchema } from './migrations';
 export { runService, lostConnectionRejections, type Stoppable } from './lifecycle';
-export { IdempotencyKeySweeper } from './idempotency-sweeper';
+export { IdempotencyKeySweeper, OutboxSweeper } from './sweepers';

@@ -1,9 +1,10 @@
-import type { Tx } from '@community/db';
+import type { Sql, Tx } from '@community/db';
 import { forgetIdempotencyKeys } from '@community/db';
 
-/** Journals the erasure of `userId` (id and time); false when it was journaled already. */
-export async function journalErasure(tx: Tx, userId: number): Promise<boolean> {
-  const rows = await tx`insert into erasures (user_id) values (${userId}) on conflict do nothing returning 1`;
+/** Journals the erasure of `userId` (id, time, and whether content went); false when it was journaled already. */
+export async function journalErasure(tx: Tx, userId: number, content: 'keep' | 'delete'): Promise<boolean> {
+  const rows = await tx`
+    insert into erasures (user_id, content) values (${userId}, ${content}) on conflict do nothing returning 1`;
   return rows.length > 0;
 }
 
@@ -52,4 +53,10 @@ export async function passwordHashOf(tx: Tx, userId: number): Promise<string | n
   const [row] = await tx<{ passwordHash: string }[]>`
     select password_hash from users where id = ${userId} for update`;
   return row?.passwordHash ?? null;
+}
+
+/** The account's username, for its failed-login throttle; null when there is no such account. */
+export async function usernameOf(sql: Sql, userId: number): Promise<string | null> {
+  const [row] = await sql<{ username: string }[]>`select username from users where id = ${userId}`;
+  return row?.username ?? null;
 }

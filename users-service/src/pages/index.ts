@@ -2,12 +2,14 @@ import type { Router } from 'express';
 import { resource } from '@community/http-kit';
 import type { Logger } from '@community/logging';
 import { currentSession } from '../routes/session';
+import type { ExportSources } from '../domain/export/remote-parts';
 import type { OAuthDeps } from '../domain/oauth/oauth-server';
 import { apiKeysPages } from './api-keys.page';
 import { consentPage } from './consent.page';
 import { notFoundPage, pageErrors } from './errors';
 import { pageHeaders } from './headers';
 import { API_PAGE, LOGIN_PAGE } from './layout';
+import { leavingPages } from './leaving.page';
 import { loginPages } from './login.page';
 import { oauthAppsPages } from './oauth-apps.page';
 import { registerPage } from './register.page';
@@ -15,6 +17,10 @@ import { settingsPage } from './settings.page';
 
 export interface PagesDeps extends OAuthDeps {
   logger: Logger;
+  /** Where "Download my data" reads the other services' parts (DESIGN.md §20). */
+  sources: ExportSources;
+  /** REGISTRATIONS_PER_HOUR_PER_IP. */
+  registrationsPerHour?: number;
 }
 
 /**
@@ -29,6 +35,7 @@ export function accountPages(router: Router, deps: PagesDeps): void {
   registerPage(router, deps);
   loginPages(router, deps);
   settingsPage(router, deps);
+  leavingPages(router, deps);
   apiKeysPages(router, deps);
   oauthAppsPages(router, deps);
   consentPage(router, deps);

@@ -12,6 +12,7 @@ import { csrfInput, formAlert, inputField, textareaField } from './forms';
 import { formValue } from '@community/http-kit';
 import { html, type Html } from './html';
 import { renderPage, SETTINGS_PAGE } from './layout';
+import { DELETE_PAGE, EXPORT_PAGE } from './leaving.page';
 import { toProblem, type Problem } from './problems';
 import { sessionOrLogin } from './navigation';
 
@@ -45,7 +46,16 @@ function showForm(res: Response, status: number, view: SettingsView) {
         <img class="avatar" src="${view.avatarUrl}" alt="" width="64" height="64" />
         <strong>${session.displayName}</strong> <span class="muted">@${session.username}</span>
       </p>
-      ${view.suspension ? suspendedNotice(view.suspension, 'your profile cannot be changed') : profileForm(view)}`,
+      ${view.suspension ? suspendedNotice(view.suspension, 'your profile cannot be changed') : profileForm(view)}
+      <h2>Your data</h2>
+      <p>
+        <a id="download-data" href="${EXPORT_PAGE}" download>Download my data</a>: everything the platform
+        holds about you, as one JSON file (never your password or key secrets).
+      </p>
+      <p>
+        <a id="delete-account" href="${DELETE_PAGE}">Delete my account</a>: erases your profile and ends your
+        keys; you choose whether your posts and comments stay, anonymised.
+      </p>`,
   });
 }
 

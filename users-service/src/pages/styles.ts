@@ -45,6 +45,7 @@ export const STYLES = new Html(`<style>
   button { font: inherit; padding: .5rem 1rem; border-radius: 6px; border: 1px solid var(--accent);
     background: var(--accent); color: #fff; cursor: pointer; }
   button.link { background: none; border: none; color: var(--accent); padding: 0; text-decoration: underline; }
+  button.danger { background: var(--danger); border-color: var(--danger); }
   button.revoke { background: none; color: var(--danger); border-color: var(--danger); padding: .25rem .75rem; }
   form.inline { display: inline; margin: 0; }
   .alert { border: 1px solid var(--danger); border-left-width: 4px; border-radius: 6px;

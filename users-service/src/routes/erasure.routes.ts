@@ -8,7 +8,7 @@ import { eraseMe, eraseUser } from '../domain/users/erase-account';
 /** The handlers of leaving and taking one's data (DESIGN.md §20) in `USER_OPERATIONS` (libs/openapi). */
 export function erasureHandlers(deps: TxDeps & ExportDeps) {
   return {
-    eraseMe: ({ actor, body, query }) => eraseMe(deps, actor, body, query),
+    eraseMe: ({ actor, body, query, res }) => eraseMe(deps, actor, body, query, String(res.locals.clientIp)),
     eraseUser: ({ actor, params, query }) => eraseUser(deps, actor, params.id, query),
     exportMe: async ({ actor, req, res }) => {
       await streamExport(deps, actor, res, publicBase(req));

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { RateLimitedError } from '@community/contracts';
 import type { EventEnvelope } from '@community/events';
 import { waitFor, withProbe, type Probed } from '@community/test-harness';
+import { FAILED_LOGINS_ALLOWED, login } from '../../src/domain/accounts/sessions';
 import { registerMember, startUsersService, type UsersHarness } from '../support/users-harness';
 
 // DESIGN.md §20 in users-service: the erasure itself, journaled, and the events that carry it on.
@@ -29,6 +31,26 @@ describe('DELETE /api/v1/users/me', () => {
     const res = await h.call(as, 'DELETE', '/users/me', { body: { password: 'not the password' } });
     expect([res.status, res.body.error]).toEqual([403, 'forbidden']);
     expect((await h.call(as, 'GET', '/users/me')).body.data.username).toBe(user.username);
+  });
+
+  it('counts a wrong password toward the failed-login throttle the login form uses', async () => {
+    const { as, user, password } = await registerMember(h);
+    const clientIp = '10.45.0.1';
+    const erase = (pw: string) => h.call(as, 'DELETE', '/users/me', { body: { password: pw }, clientIp });
+    for (let i = 0; i < FAILED_LOGINS_ALLOWED; i++)
+      expect((await erase('not the password')).status).toBe(403);
+
+    // Locked for this account and address: the right password too, here and on the login form.
+    const locked = await erase(password);
+    expect([locked.status, locked.body.error]).toEqual([429, 'rate_limit_exceeded']);
+    await expect(login(h.sql, { username: user.username, password }, clientIp)).rejects.toBeInstanceOf(
+      RateLimitedError,
+    );
+    expect((await h.call(as, 'GET', '/users/me')).body.data.username).toBe(user.username);
+    // Another address is not locked out.
+    expect(
+      (await h.call(as, 'DELETE', '/users/me', { body: { password }, clientIp: '10.45.0.2' })).status,
+    ).toBe(202);
   });
 
   it('answers 202 erasing, anonymises the profile, ends the keys, journals id and time, and tells everyone', async () => {

@@ -76,7 +76,7 @@ export const USER_OPERATIONS = servedBy('users', [
     tag: 'Users',
     summary: 'Erase your account',
     description:
-      'DESIGN.md §20. The account session (with `x-csrf-token`) or a key with the `keys` scope, and the password in the body (a wrong one is `403`). At once every key, OAuth token, session and notification stream of the account stops working (the gateway refuses them within 5 s); within 60 s every service has forgotten the account: username and display name become `deleted-<id>`, email, bio and avatar go, and so do notifications, likes (counts follow), open flags, webhook endpoints with their pending deliveries and idempotency records. Posts and comments stay, anonymised (`author_id` kept, no profile), unless `content=delete` soft-deletes them too. Stored events forget the profile (`redacted: true`). Emits `user.deleted`. Calling it again for an erased account answers the same.',
+      'DESIGN.md §20. The account session (with `x-csrf-token`) or a key with the `keys` scope, and the password in the body (a wrong one is `403`, and counts toward the failed-login throttle of the login form: ten within 15 minutes for the account from one address, and it is `429` until the window passes). At once every key, OAuth token, session and notification stream of the account stops working (the gateway refuses them within 5 s); within 60 s every service has forgotten the account: username and display name become `deleted-<id>`, email, bio and avatar go, and so do notifications, likes (counts follow), open flags, webhook endpoints with their pending deliveries and idempotency records. Posts and comments stay, anonymised (`author_id` kept, no profile), unless `content=delete` soft-deletes them too. Stored events forget the profile (`redacted: true`). Emits `user.deleted`. Calling it again for an erased account answers the same.',
     scope: 'keys',
     session: true,
     query: eraseQuery,
@@ -103,6 +103,7 @@ export const USER_OPERATIONS = servedBy('users', [
       schema: 'AccountExport',
       description: 'Everything the platform holds about you.',
       noStore: true,
+      streamed: true,
     },
   },
   {

@@ -5,7 +5,7 @@ import { deleteSession, findSession as querySession, insertSession } from '../..
 import { clearBucket } from '../../db/throttle.repository';
 import { findUserByUsername } from '../../db/users.repository';
 import { DUMMY_HASH_PROMISE, verifyPassword } from '../passwords';
-import { reserveFromLimit } from '../throttle';
+import { reserveFromLimit, type Limit } from '../throttle';
 import { csrfTokenOf, sha256 } from './secret-hash';
 
 export const SESSION_TTL_SECONDS = 7 * 24 * 3600;
@@ -26,6 +26,19 @@ export interface Session {
 const sessionId = sha256;
 
 /**
+ * The failed-login throttle of one account from one address. The login form and the erasure of an
+ * account (DESIGN.md §20), both of which check the password, count toward the same one.
+ */
+export function failedLoginLimit(username: string, clientIp: string): Limit {
+  return {
+    bucket: `login:${username.trim().toLowerCase()}:${clientIp}`,
+    max: FAILED_LOGINS_ALLOWED,
+    windowSeconds: FAILED_LOGIN_WINDOW_SECONDS,
+    message: 'too many failed logins; try again later',
+  };
+}
+
+/**
  * Checks the password and opens a session. Ten failures within 15 minutes for one account from one
  * address lock that pair out for the rest of the window, even with the right password.
  *
@@ -38,18 +51,12 @@ export async function login(
   credentials: { username: string; password: string },
   clientIp: string,
 ): Promise<{ token: string; session: Session }> {
-  const username = credentials.username.trim().toLowerCase();
-  const bucket = `login:${username}:${clientIp}`;
-  await reserveFromLimit(sql, {
-    bucket,
-    max: FAILED_LOGINS_ALLOWED,
-    windowSeconds: FAILED_LOGIN_WINDOW_SECONDS,
-    message: 'too many failed logins; try again later',
-  });
-  const user = await findUserByUsername(sql, username);
+  const limit = failedLoginLimit(credentials.username, clientIp);
+  await reserveFromLimit(sql, limit);
+  const user = await findUserByUsername(sql, credentials.username.trim().toLowerCase());
   const valid = await verifyPassword(credentials.password, user?.passwordHash ?? (await DUMMY_HASH_PROMISE));
   if (!user || !valid) throw new UnauthorizedError('wrong username or password');
-  await clearBucket(sql, bucket);
+  await clearBucket(sql, limit.bucket);
   const token = randomBytes(32).toString('base64url');
   const csrfToken = csrfTokenOf(token);
   const csrfHash = sha256(csrfToken);

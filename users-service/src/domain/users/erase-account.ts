@@ -15,7 +15,11 @@ import {
   forgetAccountRecords,
   journalErasure,
   passwordHashOf,
+  usernameOf,
 } from '../../db/erasure.repository';
+import { clearBucket } from '../../db/throttle.repository';
+import { failedLoginLimit } from '../accounts/sessions';
+import { reserveFromLimit } from '../throttle';
 import { DUMMY_HASH_PROMISE, verifyPassword } from '../passwords';
 import { announceRevoked } from '../oauth/revocation';
 
@@ -28,18 +32,27 @@ import { announceRevoked } from '../oauth/revocation';
 
 const ERASING: Erasure = { status: 'erasing' };
 
-/** The member erases their own account; the password confirms it. */
+/**
+ * The member erases their own account; the password confirms it. Each attempt counts toward the
+ * login form's failed-login throttle of the account and address first (a right password clears it),
+ * so a stolen session or key cannot try passwords here faster than on the form.
+ */
 export async function eraseMe(
   deps: TxDeps,
   caller: { userId: number },
   body: EraseMeBody,
   query: EraseQuery,
+  clientIp: string,
 ): Promise<Erasure> {
+  const username = await usernameOf(deps.sql, caller.userId);
+  const limit = username === null ? null : failedLoginLimit(username, clientIp);
+  if (limit) await reserveFromLimit(deps.sql, limit);
   return commitWithEvents(deps, async (tx) => {
     const stored = await passwordHashOf(tx, caller.userId);
     // A missing account still pays for a hash: the answer takes as long either way.
     const valid = await verifyPassword(body.password, stored ?? (await DUMMY_HASH_PROMISE));
     if (!stored || !valid) throw new ForbiddenError('the password is not right');
+    if (limit) await clearBucket(tx, limit.bucket);
     await eraseInTx(tx, caller.userId, query);
     return ERASING;
   });
@@ -67,8 +80,8 @@ export async function eraseUser(
  * once more (every consumer applies it idempotently), so a repeat can finish a stalled erasure; the
  * public `user.deleted` goes out once.
  */
-async function eraseInTx(tx: Tx, userId: number, query: EraseQuery): Promise<void> {
-  const first = await journalErasure(tx, userId);
+export async function eraseInTx(tx: Tx, userId: number, query: EraseQuery): Promise<void> {
+  const first = await journalErasure(tx, userId, query.content ?? 'keep');
   await anonymiseUser(tx, userId);
   await announceRevoked(tx, await endCredentials(tx, userId));
   await forgetAccountRecords(tx, userId);
