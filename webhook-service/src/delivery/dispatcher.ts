@@ -50,6 +50,8 @@ export class Dispatcher {
   private slowRunning = 0;
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
+  /** The claim under way, if any: stop() waits for it and the attempts it starts. */
+  private ticked: Promise<void> = Promise.resolve();
   private again = false;
   private started = false;
   private stopped = false;
@@ -111,7 +113,7 @@ export class Dispatcher {
       return;
     }
     this.ticking = true;
-    void this.tick()
+    this.ticked = this.tick()
       .catch((err: unknown) =>
         this.opts.logger.warn({ err: { message: (err as Error).message } }, 'dispatch failed; retrying'),
       )
@@ -124,9 +126,14 @@ export class Dispatcher {
       });
   }
 
+  /**
+   * Stops claiming and waits for every attempt to be recorded — those of a claim still under way
+   * too: an attempt left unrecorded would be sent again once its lease ran out, a second delivery.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    await this.ticked;
     await Promise.all(this.running);
   }
 
