@@ -5,6 +5,7 @@ import { serviceSchema, startDataService, type RunningDataService } from '@commu
 import { buildApp } from './app';
 import type { UsersConfig } from './config';
 import { Housekeeping } from './domain/accounts/housekeeping';
+import type { ExportSources } from './domain/export/remote-parts';
 import { UsageTracker } from './domain/keys/usage-tracker';
 import { ensureAdmin } from './domain/users/bootstrap-admin';
 import type { OAuthSettings } from './domain/oauth/oauth-server';
@@ -25,6 +26,12 @@ const oauthSettings = (config: UsersConfig): OAuthSettings => ({
   refreshTokenTtlSeconds: config.OAUTH_REFRESH_TOKEN_TTL_SECONDS,
   codeTtlSeconds: OAUTH_CODE_TTL_SECONDS,
   issuer: config.OAUTH_ISSUER,
+});
+
+const exportSources = (config: UsersConfig): ExportSources => ({
+  postsUrl: config.POSTS_SERVICE_URL,
+  webhooksUrl: config.WEBHOOK_SERVICE_URL,
+  internalToken: config.INTERNAL_TOKEN,
 });
 
 /** Starts users-service: database and migrations, admin bootstrap, events, background jobs, HTTP. */
@@ -64,17 +71,14 @@ export function start(
         internalToken: config.INTERNAL_TOKEN,
         publicBaseUrl: config.PUBLIC_BASE_URL,
         searches: searchSlots(config.SEARCH_CONCURRENCY),
-        sources: {
-          postsUrl: config.POSTS_SERVICE_URL,
-          webhooksUrl: config.WEBHOOK_SERVICE_URL,
-          internalToken: config.INTERNAL_TOKEN,
-        },
+        sources: exportSources(config),
         pages: (router) =>
           accountPages(router, {
             sql: runtime.sql,
             afterCommit: runtime.afterCommit,
             logger,
             oauth: oauthSettings(config),
+            sources: exportSources(config),
           }),
       }),
     // Streams would hold the shutdown for its whole grace: end them, their clients reconnect elsewhere.
