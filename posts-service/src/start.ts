@@ -40,6 +40,7 @@ export function start(
         views: views!,
         logger,
         internalToken: config.INTERNAL_TOKEN,
+        internalTokenPrevious: config.INTERNAL_TOKEN_PREVIOUS,
         clock,
         searchSql,
         searches: searchSlots(config.SEARCH_CONCURRENCY),

@@ -10,6 +10,7 @@ export function buildApp(deps: AppDeps): Express {
   return createServiceApp({
     logger: deps.logger,
     internalToken: deps.internalToken,
+    internalTokenPrevious: deps.internalTokenPrevious,
     health: deps.health,
     publicBaseUrl: deps.publicBaseUrl,
     // The key API's session callers own their keys by account, as bearer callers do.

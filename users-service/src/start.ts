@@ -8,6 +8,7 @@ import { Housekeeping } from './domain/accounts/housekeeping';
 import type { ExportSources } from './domain/export/remote-parts';
 import { UsageTracker } from './domain/keys/usage-tracker';
 import { ensureAdmin } from './domain/users/bootstrap-admin';
+import { reapplyErasures } from './domain/users/reapply-erasures';
 import type { OAuthSettings } from './domain/oauth/oauth-server';
 import { notificationHandlers } from './domain/notifications/sources';
 import { statsHandlers } from './domain/stats';
@@ -51,6 +52,7 @@ export function start(
     async prepare(runtime) {
       const { ADMIN_USERNAME: username, ADMIN_PASSWORD: password, ADMIN_EMAIL: email } = config;
       if (username && password && email) await ensureAdmin(runtime, { username, password, email }, logger);
+      await reapplyErasures(runtime, logger);
       usage = new UsageTracker(runtime.sql, logger);
       usage.start();
       housekeeping = new Housekeeping(runtime.sql, logger);
@@ -69,6 +71,7 @@ export function start(
         streams: streams!,
         oauth: oauthSettings(config),
         internalToken: config.INTERNAL_TOKEN,
+        internalTokenPrevious: config.INTERNAL_TOKEN_PREVIOUS,
         publicBaseUrl: config.PUBLIC_BASE_URL,
         searches: searchSlots(config.SEARCH_CONCURRENCY),
         sources: exportSources(config),

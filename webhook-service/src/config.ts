@@ -21,6 +21,16 @@ export const webhookConfigSchema = z.object({
     .refine((value) => decodeSecretsKey(value) !== null, {
       message: 'must be 32 bytes as base64 or hex, e.g. `openssl rand -base64 32`',
     }),
+  /** During a rotation (docs/operations.md): the key secrets sealed before are opened with; never seals. */
+  SECRETS_KEY_PREVIOUS: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .refine((value) => decodeSecretsKey(value) !== null, {
+        message: 'must be 32 bytes as base64 or hex, like SECRETS_KEY',
+      })
+      .optional(),
+  ),
   /** Loopback and private addresses are refused unless this is true (npm start sets it for local receivers). */
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolVar(false),
   /**

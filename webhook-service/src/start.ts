@@ -6,6 +6,7 @@ import type { WebhookConfig } from './config';
 import { Dispatcher } from './delivery/dispatcher';
 import { sendWebhook } from './delivery/sender';
 import { checkUrlForRegistration } from './delivery/ssrf';
+import { startReencryption } from './domain/reencryption';
 import { startRetention } from './domain/retention';
 import { decodeSecretsKey, SecretBox } from './domain/secret-box';
 import { sealStoredSecrets } from './domain/secrets-at-rest';
@@ -23,7 +24,11 @@ export function start(
 ): Promise<WebhookService> {
   let dispatcher: Dispatcher | undefined;
   let stopRetention: (() => void) | undefined;
-  const box = new SecretBox(decodeSecretsKey(config.SECRETS_KEY)!);
+  let stopReencryption: (() => void) | undefined;
+  const previousKey = config.SECRETS_KEY_PREVIOUS
+    ? decodeSecretsKey(config.SECRETS_KEY_PREVIOUS)!
+    : undefined;
+  const box = new SecretBox(decodeSecretsKey(config.SECRETS_KEY)!, previousKey);
   const kick = () => dispatcher?.kick();
   return startDataService({
     ...SERVICE_SCHEMA,
@@ -49,12 +54,14 @@ export function start(
       // dispatch: false runs a consumer only (tests use it to stop between fan-out and delivery).
       if (tuning.dispatch !== false) dispatcher.start();
       stopRetention = startRetention(runtime.sql, logger);
+      stopReencryption = startReencryption(runtime.sql, box, logger, runtime.registry);
     },
     app: (runtime) =>
       buildApp({
         ...runtime,
         logger,
         internalToken: config.INTERNAL_TOKEN,
+        internalTokenPrevious: config.INTERNAL_TOKEN_PREVIOUS,
         allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
         box,
         outbound: { checkUrl: checkUrlForRegistration, send: sendWebhook },
@@ -63,6 +70,7 @@ export function start(
       }),
     onStop: () => {
       stopRetention?.();
+      stopReencryption?.();
       return dispatcher?.stop();
     },
   });

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import postgres from 'postgres';
 import {
   freePorts,
   redisPrefix,
@@ -16,6 +15,7 @@ import {
   type TestInfra,
 } from '@community/test-harness';
 import { ServiceProcess, type ServiceName } from './service-process';
+import { reportLoggedErrors, terminate } from './stack-aftermath';
 
 export interface AdminCredentials {
   username: string;
@@ -64,6 +64,11 @@ export interface OwnedStackOptions {
   replicas?: number;
   /** Variables every process gets on top of the stack's own (tracing, a log level). */
   env?: NodeJS.ProcessEnv;
+  /** A database (and exchange) of the caller's, e.g. a restored one; the stack drops it at stop. */
+  sandbox?: ServiceSandbox;
+  /** A checkout to run the services from (the previous release's worktree); this one by default. */
+  root?: string;
+  admin?: AdminCredentials;
 }
 
 const SERVICE_NAMES: ServiceName[] = ['posts', 'users', 'webhooks', 'gateway'];
@@ -74,20 +79,33 @@ const SERVICE_NAMES: ServiceName[] = ['posts', 'users', 'webhooks', 'gateway'];
  */
 export async function startOwnedStack(
   label: string,
-  { replicas = 1, env = {} }: OwnedStackOptions = {},
+  { replicas = 1, env = {}, root, ...given }: OwnedStackOptions = {},
 ): Promise<OwnedStack> {
   const infra = testInfra();
-  const sandbox = await serviceSandbox(`e2e_${label}`);
+  const sandbox = given.sandbox ?? (await serviceSandbox(`e2e_${label}`));
   const amqpProxy = await proxyTo(infra.amqpUrl, 5672);
   const redisProxy = await proxyTo(infra.redisUrl, 6379);
   const logDir = path.join(os.tmpdir(), 'community-e2e', sandbox.database.name);
   mkdirSync(logDir, { recursive: true });
-  const admin = newAdmin();
+  const admin = given.admin ?? newAdmin();
   const { ports, balancerPorts } = await pickPorts(replicas);
   // With replicas, each service's processes stand behind a balancer, as behind a Kubernetes Service.
   const balancers = replicas > 1 ? await startBalancers(ports, balancerPorts) : {};
   const reach = (name: ServiceName) => balancers[name]?.url ?? `http://127.0.0.1:${ports[name][0]}`;
-  const wiring = { label, replicas, infra, sandbox, amqpProxy, redisProxy, logDir, admin, ports, reach, env };
+  const wiring = {
+    label,
+    replicas,
+    infra,
+    sandbox,
+    amqpProxy,
+    redisProxy,
+    logDir,
+    admin,
+    ports,
+    reach,
+    env,
+    root,
+  };
   const all = serviceProcesses(wiring);
   const stopAll = () => stopStack(all, [amqpProxy, redisProxy, ...Object.values(balancers)]);
   try {
@@ -136,6 +154,7 @@ interface StackWiring {
   /** The URL a service is reached at: its balancer's, or its one process's. */
   reach: (name: ServiceName) => string;
   env: NodeJS.ProcessEnv;
+  root?: string;
 }
 
 type Processes = Record<ServiceName, ServiceProcess[]>;
@@ -162,8 +181,7 @@ const newAdmin = (): AdminCredentials => ({
 
 async function pickPorts(replicas: number) {
   // Every port at once and distinct: one picked for a balancer never lands on a service's. (Balancers
-  // only with replicas: fewer ports held unbound while the processes boot, which is when another
-  // file's stack, starting beside this one, could be handed one of them.)
+  // only with replicas: fewer ports held unbound while the processes boot.)
   const picked = await freePorts(SERVICE_NAMES.length * (replicas > 1 ? replicas + 1 : 1));
   const ports = Object.fromEntries(
     SERVICE_NAMES.map((name, i) => [name, picked.slice(i * replicas, (i + 1) * replicas)]),
@@ -204,6 +222,7 @@ function serviceProcesses(wiring: StackWiring): Processes {
         new ServiceProcess({
           name,
           dir: SERVICE_DIRS[name],
+          root: wiring.root,
           port,
           env: { ...common, ...envs[name](port), ...wiring.env },
           nodeArgs: name === 'gateway' ? ['--max-semi-space-size=32'] : undefined,
@@ -269,36 +288,4 @@ async function stopStack(all: Processes, links: { stop(): Promise<void> }[]): Pr
   await Promise.all(data.map((p) => p.stop()));
   for (const p of [...data, ...all.gateway]) p.close();
   await Promise.all(links.map((link) => link.stop()));
-}
-
-/**
- * Prints what the services logged at level error (an answer of 500 among them, with its request id
- * and stack): the one place a CI run shows why, since the log files stay on its machine.
- */
-function reportLoggedErrors(logDir: string, max = 10): void {
-  const lines = readdirSync(logDir)
-    .filter((file) => file.endsWith('.log'))
-    .flatMap((file) =>
-      readFileSync(path.join(logDir, file), 'utf8')
-        .split('\n')
-        .filter((line) => /"level":"(error|fatal)"/.test(line))
-        .map((line) => `${file}: ${line.slice(0, 4_000)}`),
-    );
-  if (lines.length === 0) return;
-  const more = lines.length > max ? `\n(${lines.length - max} more in ${logDir})` : '';
-  process.stderr.write(
-    `the services logged ${lines.length} errors:\n${lines.slice(0, max).join('\n')}${more}\n`,
-  );
-}
-
-async function terminate(serverUrl: string, database: string, applicationName: string): Promise<number> {
-  const sql = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  try {
-    const rows = await sql`
-      select pg_terminate_backend(pid) as ok from pg_stat_activity
-      where datname = ${database} and application_name = ${applicationName} and pid <> pg_backend_pid()`;
-    return rows.filter((row) => row.ok).length;
-  } finally {
-    await sql.end({ timeout: 5 });
-  }
 }

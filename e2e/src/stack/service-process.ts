@@ -8,6 +8,8 @@ export interface ServiceSpec {
   name: ServiceName;
   /** Workspace directory of the service, relative to the repository root. */
   dir: string;
+  /** The checkout it runs from: this repository unless given (the previous release's worktree). */
+  root?: string;
   port: number;
   env: NodeJS.ProcessEnv;
   /** Extra V8 flags, as scripts/start.ts gives them. */
@@ -62,7 +64,7 @@ export class ServiceProcess {
         'tsx',
         path.join(this.spec.dir, 'src/main.ts'),
       ],
-      { cwd: REPO_ROOT, env: this.spec.env, stdio: ['ignore', 'pipe', 'pipe'] },
+      { cwd: this.spec.root ?? REPO_ROOT, env: this.spec.env, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     this.child = child;
     child.stdout!.pipe(this.log, { end: false });

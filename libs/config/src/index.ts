@@ -142,6 +142,11 @@ export const baseEnv = {
   INTERNAL_TOKEN: z
     .string({ message: 'must be set to the secret shared by the gateway and the services' })
     .min(16, 'must be at least 16 characters'),
+  /** During a rotation (docs/operations.md): the token signatures are also accepted with; never signs. */
+  INTERNAL_TOKEN_PREVIOUS: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(16, 'must be at least 16 characters').optional(),
+  ),
 };
 
 /** Variables of a service that owns a schema and speaks to the event bus. */

@@ -17,6 +17,8 @@ import { requestId } from './request-id';
 export interface ServiceAppDeps {
   logger: Logger;
   internalToken: string;
+  /** INTERNAL_TOKEN_PREVIOUS: also accepted while a rotation goes on. */
+  internalTokenPrevious?: string;
   health: HealthOptions;
   /** `Idempotency-Key` on the POSTs (DESIGN.md §10). */
   idempotency: IdempotencyOptions;
@@ -57,8 +59,11 @@ export function serviceAppFor(
   routes: (router: Router) => void,
   internal?: (router: Router) => void,
 ): Express {
-  const { logger, internalToken, health, idempotency, publicBaseUrl } = deps;
-  return createServiceApp({ logger, internalToken, health, idempotency, publicBaseUrl, routes, internal });
+  const { logger, internalToken, internalTokenPrevious, health, idempotency, publicBaseUrl } = deps;
+  return createServiceApp({
+    ...{ logger, internalToken, internalTokenPrevious, health, idempotency, publicBaseUrl },
+    ...{ routes, internal },
+  });
 }
 
 /**
@@ -66,7 +71,16 @@ export function serviceAppFor(
  * identity, strict JSON bodies, the service's routes, 404/405 and the one error mapper.
  */
 export function createServiceApp(options: ServiceAppOptions): Express {
-  const { logger, internalToken, health, routes, pages, internal, mounts = [] } = options;
+  const {
+    logger,
+    internalToken,
+    internalTokenPrevious,
+    health,
+    routes,
+    pages,
+    internal,
+    mounts = [],
+  } = options;
   const app = express();
   app.disable('x-powered-by');
   // A strong ETag over the bytes sent, and 304 for a matching If-None-Match (DESIGN.md §10).
@@ -84,7 +98,7 @@ export function createServiceApp(options: ServiceAppOptions): Express {
 
   const mount = (path: string, body: RequestHandler[], register: (router: Router) => void) => {
     const router = Router();
-    router.use(verifyIdentity(internalToken));
+    router.use(verifyIdentity(internalToken, internalTokenPrevious));
     if (body.length > 0) router.use(body);
     register(router);
     app.use(path, router);

@@ -106,11 +106,17 @@ export function signIdentity(token: string, input: SignInput): Record<string, st
 
 const header = (value: string | string[] | undefined) => (typeof value === 'string' ? value : '');
 
+const signedWith = (token: string, fields: SignedFields, given: string) => {
+  const expected = sign(token, fields);
+  return given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+};
+
 /**
- * Verifies the gateway's signature. The caller (or null for an anonymous call) lands in
+ * Verifies the gateway's signature, made with `token` or, during a rotation, with `previous`
+ * (INTERNAL_TOKEN_PREVIOUS, docs/operations.md). The caller (or null for an anonymous call) lands in
  * `res.locals.actor`, the client address in `res.locals.clientIp`.
  */
-export function verifyIdentity(token: string): RequestHandler {
+export function verifyIdentity(token: string, previous?: string): RequestHandler {
   return (req, res, next) => {
     const given = header(req.headers[IDENTITY_HEADERS.signature]);
     const fields: SignedFields = {
@@ -123,10 +129,9 @@ export function verifyIdentity(token: string): RequestHandler {
       clientIp: header(req.headers[IDENTITY_HEADERS.clientIp]),
       expires: header(req.headers[IDENTITY_HEADERS.expires]),
     };
-    const expected = sign(token, fields);
     const fresh = Math.abs(Date.now() / 1000 - Number(fields.ts)) <= MAX_SKEW_SECONDS;
     const valid =
-      fresh && given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+      fresh && (signedWith(token, fields, given) || (!!previous && signedWith(previous, fields, given)));
     if (!valid) return next(new UnauthorizedError('requests must come through the API gateway'));
     res.locals.clientIp = fields.clientIp || req.socket.remoteAddress || 'unknown';
     if (!fields.userId) {

@@ -72,7 +72,8 @@ describe('DELETE /api/v1/users/me', () => {
       select email, avatar from users where id = ${user.id}`;
     expect(row).toEqual({ email: null, avatar: null });
     const journal = await h.sql`select * from erasures where user_id = ${user.id}`;
-    expect(Object.keys(journal[0]!).sort()).toEqual(['erasedAt', 'userId']);
+    // Id, time and how content went (for a restore's re-application, DESIGN.md §16): no personal data.
+    expect(Object.keys(journal[0]!).sort()).toEqual(['content', 'erasedAt', 'userId']);
     expect(await h.sql`select 1 from sessions where user_id = ${user.id}`).toHaveLength(0);
     expect(await h.sql`select 1 from idempotency_keys where owner = ${`acct:${user.id}`}`).toHaveLength(0);
 

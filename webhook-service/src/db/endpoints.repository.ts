@@ -83,7 +83,7 @@ export async function rotateSecret(
   overlapSeconds: number,
 ): Promise<EndpointRow> {
   const [row] = await tx<EndpointRow[]>`
-    update endpoints set previous_secret = secret, secret = ${secret},
+    update endpoints set previous_secret = secret, secret = ${secret}, secrets_key_id = null,
       previous_secret_expires_at = now() + make_interval(secs => ${overlapSeconds}), updated_at = now()
     where id = ${id} returning *`;
   return row!;
@@ -112,7 +112,8 @@ export async function replaceSecrets(
   sealed: { secret: string; previousSecret: string | null },
 ): Promise<void> {
   await db`
-    update endpoints set secret = ${sealed.secret}, previous_secret = ${sealed.previousSecret}
+    update endpoints set secret = ${sealed.secret}, previous_secret = ${sealed.previousSecret},
+      secrets_key_id = null
     where id = ${row.id} and secret = ${row.secret} and previous_secret is not distinct from ${row.previousSecret}`;
 }
 

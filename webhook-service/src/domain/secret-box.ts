@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
 /** How a sealed secret starts in the database: the algorithm and the format version. */
 export const SEALED = 'aes256gcm:v1:';
@@ -21,8 +21,21 @@ export const isSealed = (stored: string) => stored.startsWith(SEALED);
  * to open instead of giving a wrong secret.
  */
 export class SecretBox {
-  constructor(private readonly key: Buffer) {
-    if (key.length !== 32) throw new Error('SECRETS_KEY must be 32 bytes');
+  /** Names the key that seals (never the key itself): the rows it sealed carry it (secrets_key_id). */
+  readonly keyId: string;
+
+  /** `previous`: SECRETS_KEY_PREVIOUS during a rotation, which opens but never seals. */
+  constructor(
+    private readonly key: Buffer,
+    private readonly previous?: Buffer,
+  ) {
+    if (key.length !== 32 || (previous && previous.length !== 32))
+      throw new Error('SECRETS_KEY must be 32 bytes');
+    this.keyId = createHash('sha256')
+      .update('community-secrets-key\n')
+      .update(key)
+      .digest('hex')
+      .slice(0, 16);
   }
 
   seal(secret: string): string {
@@ -38,12 +51,26 @@ export class SecretBox {
    * the previous version during a rolling upgrade.
    */
   open(stored: string): string {
+    return this.opened(stored).secret;
+  }
+
+  /** The secret, and whether the current key sealed it (false: the previous key, or not sealed). */
+  opened(stored: string): { secret: string; current: boolean } {
     if (!isSealed(stored)) {
-      if (stored.startsWith('whsec_')) return stored;
+      if (stored.startsWith('whsec_')) return { secret: stored, current: false };
       throw new Error('not a sealed webhook secret');
     }
+    try {
+      return { secret: this.openWith(this.key, stored), current: true };
+    } catch (err) {
+      if (!this.previous) throw err;
+      return { secret: this.openWith(this.previous, stored), current: false };
+    }
+  }
+
+  private openWith(key: Buffer, stored: string): string {
     const raw = Buffer.from(stored.slice(SEALED.length), 'base64');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, IV_BYTES));
+    const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
     decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
     return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString(
       'utf8',
