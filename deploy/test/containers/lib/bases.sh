@@ -79,13 +79,16 @@ assemble_node() {
 }
 
 # build_stand_in <name> <image>: a stand-in from stand-ins/<name>/, tagged as compose's image name.
+# The kept image is reused only while stand-ins/<name>/ is unchanged (a label holds its digest).
 build_stand_in() {
-  local name=$1 image=$2
-  if have_image "$image"; then
+  local name=$1 image=$2 digest kept
+  digest=$(cd "$HERE/stand-ins/$name" && find . -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
+  kept=$(podman image inspect --format '{{ index .Config.Labels "community.stand-in" }}' "$(qualified "$image")" 2>/dev/null || true)
+  if [ "$kept" = "$digest" ]; then
     step "stand-in $image: cached"
     return
   fi
   step "stand-in $image: Debian's $name packages (stand-ins/$name)"
-  quietly "build-$name.log" podman build --format docker --pull=never --tag "$(qualified "$image")" \
-    "$HERE/stand-ins/$name"
+  quietly "build-$name.log" podman build --format docker --pull=never --label "community.stand-in=$digest" \
+    --tag "$(qualified "$image")" "$HERE/stand-ins/$name"
 }

@@ -11,7 +11,9 @@ if [ "$(id -u)" = 0 ]; then
     echo 'log.console = true'
     echo 'log.file = false'
   } >/etc/rabbitmq/rabbitmq.conf
-  chown -R rabbitmq:rabbitmq /var/lib/rabbitmq /etc/rabbitmq
+  # Not -R on /etc/rabbitmq: compose mounts the definitions file there read-only.
+  chown -R rabbitmq:rabbitmq /var/lib/rabbitmq
+  chown rabbitmq:rabbitmq /etc/rabbitmq /etc/rabbitmq/rabbitmq.conf
   exec setpriv --reuid=rabbitmq --regid=rabbitmq --init-groups "$0" "$@"
 fi
 
