@@ -38,7 +38,7 @@ COPY webhook-service/package.json webhook-service/
 COPY gateway/package.json gateway/
 COPY e2e/package.json e2e/
 
-FROM manifests AS build
+FROM manifests AS dev-deps
 # Exactly the lock file. No install script is needed to compile.
 RUN --mount=type=secret,id=ca-certificates,target=/run/secrets/ca-certificates \
   if [ -s /run/secrets/ca-certificates ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca-certificates; fi \
@@ -47,6 +47,8 @@ RUN --mount=type=secret,id=ca-certificates,target=/run/secrets/ca-certificates \
 # patched packages go into /out below, over the production dependencies' unpatched copies.
 COPY patches patches
 RUN npx --no-install patch-package --error-on-fail
+
+FROM dev-deps AS build
 COPY tsconfig.base.json tsconfig.build.json ./
 COPY scripts/copy-assets.js scripts/
 COPY libs libs
@@ -71,6 +73,19 @@ ARG SERVICE
 RUN --mount=type=secret,id=ca-certificates,target=/run/secrets/ca-certificates \
   if [ -s /run/secrets/ca-certificates ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/ca-certificates; fi \
   && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --workspace "${SERVICE}"
+
+# The black-box suite as an image (DESIGN.md §19; deploy/compose/e2e.yml runs it): the any-stack
+# files, their dependencies, the webhook receiver and the demo seeder, from sources (jest compiles
+# them). `--target e2e`; it runs jest against E2E_BASE_URL and writes its reports to /reports. It
+# stays root to write a bind-mounted ./reports; it is a test tool, never part of a deployment.
+FROM dev-deps AS e2e
+COPY tsconfig.base.json jest.config.js ./
+COPY libs libs
+COPY e2e/src e2e/src
+COPY e2e/test/any-stack e2e/test/any-stack
+COPY scripts/seed-demo.ts scripts/e2e-cleanup.ts scripts/
+ENV E2E_REPORTS_DIR=/reports
+CMD ["node", "node_modules/jest/bin/jest.js", "--selectProjects", "e2e", "--ci"]
 
 FROM debian:${DEBIAN_RELEASE}-slim AS runtime
 ARG SERVICE

@@ -10,6 +10,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { prettyFactory } from 'pino-pretty';
 import { DEFAULT_AMQP_URL, DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL, redactUrl } from '@community/config';
+import { seedDemoFromEnv } from './seed-demo';
 import { START_COMMANDS } from './start-commands';
 
 interface ServiceSpec {
@@ -62,6 +63,10 @@ const env: NodeJS.ProcessEnv = {
   AMQP_URL: process.env.AMQP_URL || DEFAULT_AMQP_URL,
   REDIS_URL: process.env.REDIS_URL || DEFAULT_REDIS_URL,
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS || 'true',
+  // SEED_DEMO=true registers the demo's 50 members from this machine's one address.
+  ...(process.env.SEED_DEMO === 'true'
+    ? { REGISTRATIONS_PER_HOUR_PER_IP: process.env.REGISTRATIONS_PER_HOUR_PER_IP || '1000' }
+    : {}),
 };
 
 const INFRA = [
@@ -209,6 +214,13 @@ async function main(): Promise<void> {
     return;
   }
   process.stdout.write(welcome());
+  if (env.SEED_DEMO === 'true') {
+    // The stack stays up whatever the seeder says: it is a demo's content, not the platform.
+    const gateway = SERVICES.find((spec) => spec.name === 'gateway')!;
+    await seedDemoFromEnv({ ...env, SEED_BASE_URL: `http://127.0.0.1:${gateway.port}` }).catch(
+      (err: unknown) => process.stderr.write(`seed:demo failed: ${(err as Error).message}\n`),
+    );
+  }
 }
 
 void main();

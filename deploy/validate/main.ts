@@ -82,7 +82,7 @@ function parseTargets(): Targets {
     compose: defaults(values.compose, inRoot('docker-compose.yml')),
     composeFragments: defaults(
       values['compose-fragment'],
-      inRoot('deploy/compose/infra.yml', 'deploy/compose/management.yml'),
+      inRoot('deploy/compose/infra.yml', 'deploy/compose/management.yml', 'deploy/compose/e2e.yml'),
     ),
     kustomize: defaults(values.kustomize, inRoot('deploy/k8s/overlays/dev', 'deploy/k8s/overlays/prod')),
     manifests: values.manifests ?? [],

@@ -1,6 +1,7 @@
 import { waitFor } from '@community/test-harness';
 import { expectStatus, type Call } from './client/http';
 import type { WebhookReceiver, Delivery } from './receiver';
+import { runId } from './run-id';
 
 export const PUBLIC_EVENTS = [
   'user.registered',
@@ -16,7 +17,7 @@ let posts = 0;
 export async function createPost(as: Call, categoryId: number, fields: Record<string, unknown> = {}) {
   posts += 1;
   const body = {
-    title: `E2E post ${posts}`,
+    title: `E2E ${runId()} post ${posts}`,
     content: `Body of post ${posts}`,
     category_id: categoryId,
     ...fields,
@@ -32,7 +33,7 @@ export async function createComment(as: Call, postId: number, content = 'A comme
 /** Subscribes `receiver`'s endpoint `name` to `events` with the key `as` calls with. */
 export async function subscribe(as: Call, receiver: WebhookReceiver, name: string, events = PUBLIC_EVENTS) {
   const res = await as('POST', '/api/v1/webhooks', {
-    body: { url: receiver.url(name), events, description: `e2e ${name}` },
+    body: { url: receiver.url(name), events, description: `e2e ${runId()} ${name}` },
   });
   const data = expectStatus(res, 201).body.data;
   receiver.trust(name, data.secret);

@@ -1,3 +1,5 @@
+import os from 'node:os';
+
 /**
  * How the suite is pointed at a stack. Without E2E_BASE_URL it starts its own; with it, it runs the
  * files under test/any-stack against that stack and needs an admin credential from the environment.
@@ -36,8 +38,21 @@ export function externalSettings(env: NodeJS.ProcessEnv = process.env): External
   return {
     baseUrl,
     admin,
-    receiverHost: env.E2E_RECEIVER_HOST || '127.0.0.1',
+    receiverHost: receiverHost(env.E2E_RECEIVER_HOST),
     receiverBind: env.E2E_RECEIVER_BIND || (env.E2E_RECEIVER_HOST ? '0.0.0.0' : '127.0.0.1'),
     receiverPort: Number(env.E2E_RECEIVER_PORT || 0),
   };
+}
+
+/**
+ * `self`: this machine's own IPv4 address, for a suite in a container (the e2e image) whose receiver
+ * the stack reaches by address: `docker compose run` gives its container no name others can look up.
+ */
+function receiverHost(given: string | undefined): string {
+  if (given !== 'self') return given || '127.0.0.1';
+  const own = Object.values(os.networkInterfaces())
+    .flat()
+    .find((address) => address && address.family === 'IPv4' && !address.internal);
+  if (!own) throw new Error('E2E_RECEIVER_HOST=self: this machine has no IPv4 address besides loopback');
+  return own.address;
 }

@@ -80,6 +80,9 @@ export class PlainClient {
 export class StreamFollower {
   /** The notification ids of the streams that ended, in the order they came. */
   private readonly before: number[] = [];
+  /** Each stream's `Last-Event-ID` and the ids it gave, for telling a repeat the protocol allows. */
+  private readonly segments: { lastEventId?: number; ids: number[] }[] = [];
+  private currentLastEventId: number | undefined;
   /** Opens after the first that continued from a Last-Event-ID. */
   resumed = 0;
   /** Opens that got no stream (an error or another status than 200). */
@@ -98,6 +101,32 @@ export class StreamFollower {
   /** Every notification id, in the order the streams gave them, the open one's included. */
   get ids(): number[] {
     return [...this.before, ...notificationIds(this.current)];
+  }
+
+  /**
+   * Ids a stream gave again that `Last-Event-ID` does not explain. A reconnect asks for what came
+   * after the last id the client got; when two replicas committed a recipient's notifications out
+   * of id order, a higher id the client already had comes again — an EventSource sees it twice,
+   * and the SDK drops it. Any other repeat (at or below the id sent, or twice in one stream) is a
+   * fault.
+   */
+  unexplainedRepeats(): number[] {
+    const seen = new Set<number>();
+    const wrong: number[] = [];
+    const segments = [
+      ...this.segments,
+      { lastEventId: this.currentLastEventId, ids: notificationIds(this.current) },
+    ];
+    for (const { lastEventId, ids } of segments) {
+      const inThisStream = new Set<number>();
+      for (const id of ids) {
+        const allowed = lastEventId !== undefined && id > lastEventId && !inThisStream.has(id);
+        if (seen.has(id) && !allowed) wrong.push(id);
+        seen.add(id);
+        inThisStream.add(id);
+      }
+    }
+    return wrong;
   }
 
   /** Resolves once the first stream is open. */
@@ -125,6 +154,7 @@ export class StreamFollower {
       if (!first) this.resumed++;
       first = false;
       this.current = stream;
+      this.currentLastEventId = last;
       markOpen();
       await this.read(stream);
     }
@@ -132,7 +162,9 @@ export class StreamFollower {
 
   private async read(stream: OpenedStream): Promise<void> {
     await stream.ended;
-    this.before.push(...notificationIds(stream));
+    const ids = notificationIds(stream);
+    this.before.push(...ids);
+    this.segments.push({ lastEventId: this.currentLastEventId, ids });
     this.current = null;
   }
 }

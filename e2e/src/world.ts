@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { createKeyWithSession, logInOnPage } from './client/account';
 import { Browser } from './client/browser';
 import { expectStatus, httpClient, type Call, type CallOptions } from './client/http';
+import { runId } from './run-id';
 
 export const ALL_SCOPES = ['read', 'write', 'webhooks', 'keys', 'moderate', 'admin'];
 export const MEMBER_SCOPES = ['read', 'write', 'webhooks', 'keys'];
@@ -21,13 +22,14 @@ export interface Member {
 
 export type AdminSource = { username: string; password: string } | { key: string };
 
-// Usernames are 3–32 of [a-z0-9_]: a per-process tag and a counter keep parallel files apart.
-const TAG = randomBytes(4).toString('hex');
+// Usernames are 3–32 of [a-z0-9_]: the run id first (cleanup finds the run's accounts by it), then a
+// per-file tag and a counter that keep parallel files apart.
+const TAG = randomBytes(3).toString('hex');
 let counter = 0;
 
 export function uniqueUsername(prefix = 'e2e'): string {
   counter += 1;
-  return `${prefix}_${TAG}_${counter.toString(36)}`.slice(0, 32);
+  return `${runId()}_${prefix.slice(0, 8)}_${TAG}${counter.toString(36)}`.slice(0, 32);
 }
 
 /** A client address of its own (10.0.0.0/8), so per-address limits see different clients. */

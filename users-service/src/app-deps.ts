@@ -16,6 +16,8 @@ export interface AppDeps extends TxDeps, ServiceAppDeps {
   searches: Slots;
   /** Where the export reads the other services' parts (DESIGN.md §20). */
   sources: ExportSources;
+  /** REGISTRATIONS_PER_HOUR_PER_IP: registrations one address may make in an hour. */
+  registrationsPerHour?: number;
   /** The account pages under /account. */
   pages?: (router: Router) => void;
 }

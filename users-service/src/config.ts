@@ -28,6 +28,8 @@ export const usersConfigSchema = z
     NOTIFICATION_HEARTBEAT_SECONDS: intVar(25, 1),
     /** How many user lookups (`GET /users?q=`) one process runs at once; more wait briefly, then get a 429. */
     SEARCH_CONCURRENCY: intVar(2, 1),
+    /** Registrations one client address may make in an hour; a stack seeded with demo members raises it. */
+    REGISTRATIONS_PER_HOUR_PER_IP: intVar(20, 1),
     /** Where the export (DESIGN.md §20) reads what the other services hold about the caller. */
     POSTS_SERVICE_URL: urlVar(['http', 'https'], 'http://127.0.0.1:3001'),
     WEBHOOK_SERVICE_URL: urlVar(['http', 'https'], 'http://127.0.0.1:3003'),

@@ -75,6 +75,7 @@ export function start(
         publicBaseUrl: config.PUBLIC_BASE_URL,
         searches: searchSlots(config.SEARCH_CONCURRENCY),
         sources: exportSources(config),
+        registrationsPerHour: config.REGISTRATIONS_PER_HOUR_PER_IP,
         pages: (router) =>
           accountPages(router, {
             sql: runtime.sql,
@@ -82,6 +83,7 @@ export function start(
             logger,
             oauth: oauthSettings(config),
             sources: exportSources(config),
+            registrationsPerHour: config.REGISTRATIONS_PER_HOUR_PER_IP,
           }),
       }),
     // Streams would hold the shutdown for its whole grace: end them, their clients reconnect elsewhere.

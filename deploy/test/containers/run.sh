@@ -9,8 +9,10 @@
 #   4b. runs promtool check/test on deploy/observability/rules inside the Prometheus stand-in, starts
 #      the profile `observability`'s prometheus alone, and checks through its HTTP API that every
 #      replica is a target that is up and every rule group is loaded (lib/observability.sh);
-#   5. runs the black-box suite against the published gateway (e2e/test/any-stack) and the compose
-#      checks (e2e/test/compose-stack: only the gateway reachable, a service restarted mid-traffic);
+#   5. runs the black-box suite (e2e/test/any-stack) in the e2e image on the compose network —
+#      `--profile e2e run --rm e2e` of deploy/compose/e2e.yml — and checks its JUnit report against the
+#      counts jest printed (lib/junit-check.ts); then, from this machine, the compose checks
+#      (e2e/test/compose-stack: only the gateway reachable, a service restarted mid-traffic);
 #   6. tears everything down (`down -v`). On failure it prints every container's log first.
 # CONTAINERS_KEEP=1 leaves the stack and the engine running for a look (it prints how to reach them).
 # Only loopback and the containers' own networks are ever contacted.
@@ -106,12 +108,11 @@ wait_healthy 300
 check_bridges_pinned
 check_prometheus
 
+run_e2e_image
 receiver_host=$(egress_gateway)
 [ -n "$receiver_host" ] || die "no gateway address on ${PROJECT}_egress"
 export E2E_BASE_URL="http://127.0.0.1:$GATEWAY_PORT" E2E_ADMIN_USERNAME="$ADMIN_USERNAME" E2E_ADMIN_PASSWORD="$ADMIN_PASSWORD" \
   E2E_RECEIVER_HOST="$receiver_host" E2E_RECEIVER_BIND="$receiver_host"
-step "e2e suite (any-stack) against $E2E_BASE_URL, webhook receiver on $receiver_host"
-npx jest --selectProjects e2e </dev/null || die "the e2e suite failed against the compose stack"
 # Alone, after the rest: restarting a service would disturb the other files' timing.
 step "compose checks (e2e/test/compose-stack): only the gateway reachable, posts-service restarted mid-traffic"
 E2E_COMPOSE_PROJECT="$PROJECT" npx jest --selectProjects e2e --testPathPatterns e2e/test/compose-stack </dev/null ||

@@ -1,3 +1,5 @@
+import { rememberRequestId } from '../reporting/request-ids';
+
 /** One answer from the gateway, with the body parsed when it is JSON. */
 export interface Answer {
   status: number;
@@ -7,6 +9,8 @@ export interface Answer {
   text: string;
   /** Wall time of the whole exchange, headers to last byte. */
   ms: number;
+  /** The gateway's X-Request-Id: what its logs and traces know the exchange by. */
+  requestId: string | null;
 }
 
 export interface CallOptions {
@@ -45,7 +49,9 @@ export function httpClient(baseUrl: string): Call {
     });
     const text = await res.text();
     const ms = performance.now() - started;
-    return { status: res.status, headers: res.headers, body: parseJson(text), text, ms };
+    const requestId = res.headers.get('x-request-id');
+    if (requestId) rememberRequestId(requestId);
+    return { status: res.status, headers: res.headers, body: parseJson(text), text, ms, requestId };
   };
 }
 
@@ -57,10 +63,11 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** Fails with the whole answer in the message, which says more than "expected 201, got 400". */
+/** Fails with the whole answer and its request id in the message: more than "expected 201, got 400". */
 export function expectStatus(answer: Answer, status: number): Answer {
   if (answer.status !== status) {
-    throw new Error(`expected HTTP ${status}, got ${answer.status}: ${answer.text.slice(0, 500)}`);
+    const id = answer.requestId ? ` (request id ${answer.requestId})` : '';
+    throw new Error(`expected HTTP ${status}, got ${answer.status}${id}: ${answer.text.slice(0, 500)}`);
   }
   return answer;
 }

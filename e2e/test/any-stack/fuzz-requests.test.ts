@@ -5,6 +5,7 @@ import { ENDPOINTS } from '../../src/fuzz/endpoints';
 import { castFor, openFuzzStage, type FuzzCast, type FuzzStage } from '../../src/fuzz/fixture';
 import { assertContract, casesFor, fuzzParameters, send, sparing } from '../../src/fuzz/run-case';
 import { newIp } from '../../src/world';
+import { tagged } from '../../src/tags';
 
 let stage: FuzzStage;
 let cast: FuzzCast;
@@ -15,7 +16,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => stage?.target.close(), 60_000);
 
-describe('fuzzed requests to every endpoint', () => {
+tagged('fuzz')('fuzzed requests to every endpoint', () => {
   it.each(ENDPOINTS.map((e) => [`${e.method} ${e.template}`, e] as const))(
     '%s: never a 5xx, always the JSON envelope',
     async (_name, endpoint) => {

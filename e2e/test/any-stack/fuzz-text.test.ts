@@ -6,7 +6,9 @@ import { text } from '../../src/fuzz/arbitraries';
 import { openFuzzStage, type FuzzStage } from '../../src/fuzz/fixture';
 import { fuzzParameters } from '../../src/fuzz/run-case';
 import { expectSameBytes, expectVerdicts, textVerdict, type TextVerdict } from '../../src/fuzz/text-rules';
+import { runId } from '../../src/run-id';
 import { newIp } from '../../src/world';
+import { tagged } from '../../src/tags';
 
 let stage: FuzzStage;
 let writer: Call;
@@ -22,7 +24,7 @@ beforeAll(async () => {
   admin = world.as(stage.admin);
   postId = (await createPost(writer, stage.categoryId)).id;
   hookId = (await subscribe(writer, receiver, 'text', ['post.created'])).id;
-  const spare = await admin('POST', '/api/v1/categories', { body: { name: 'Round trips' } });
+  const spare = await admin('POST', '/api/v1/categories', { body: { name: `Round trips ${runId()}` } });
   spareCategoryId = expectStatus(spare, 201).body.data.id;
 }, 120_000);
 afterAll(() => stage?.target.close(), 60_000);
@@ -30,7 +32,7 @@ afterAll(() => stage?.target.close(), 60_000);
 const accepted = (verdict: TextVerdict) => (verdict.ok ? verdict.value : '');
 let slugs = 0;
 
-describe('stored text comes back byte-for-byte (astral, combining, RTL, controls; NUL refused)', () => {
+tagged('fuzz')('stored text comes back byte-for-byte (astral, combining, RTL, controls; NUL refused)', () => {
   it('post titles and contents, in the answer, the detail, the list and the webhook payload', async () => {
     const titles = new Map<number, string>();
     await fc.assert(
@@ -159,7 +161,7 @@ describe('stored text comes back byte-for-byte (astral, combining, RTL, controls
           description: textVerdict(description, { max: 500 }),
         };
         slugs += 1;
-        const body = { name, description, slug: `round-trip-${slugs}` };
+        const body = { name, description, slug: `round-trip-${runId()}-${slugs}` };
         const res = await admin('PUT', `/api/v1/categories/${spareCategoryId}`, { body });
         expectEnvelope(res);
         if (!expectVerdicts(res, 200, verdicts)) return;
@@ -172,7 +174,8 @@ describe('stored text comes back byte-for-byte (astral, combining, RTL, controls
   });
 
   it('usernames (stored lower-case, as documented) and display names at registration', async () => {
-    const username = fc.stringMatching(/^[A-Za-z0-9_]{3,32}$/);
+    // After the run id, so cleanup finds these accounts too.
+    const username = fc.stringMatching(/^[A-Za-z0-9_]{1,20}$/).map((tail) => `${runId()}_${tail}`);
     await fc.assert(
       fc.asyncProperty(username, text(60), async (name, display_name) => {
         const verdict = textVerdict(display_name, { min: 1, max: 50 });

@@ -7,6 +7,7 @@ import { expectEnvelope } from '../../src/contract';
 import { about, createComment, createPost, deliveredWhen, profileWhen, subscribe } from '../../src/flows';
 import { openTarget, type Target } from '../../src/target';
 import { newIp, uniqueUsername } from '../../src/world';
+import { tagged } from '../../src/tags';
 
 let target: Target;
 beforeAll(async () => {
@@ -14,7 +15,11 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => target?.close(), 60_000);
 
-describe('a new member, from the account pages to a credited first post', () => {
+tagged(
+  'journeys',
+  'accounts',
+  'webhooks',
+)('a new member, from the account pages to a credited first post', () => {
   it('registers, logs in, generates a key, posts, gets a comment and a like, and every event reaches a webhook', async () => {
     const { world, receiver } = target;
     // Someone already listens for every public event, so the newcomer's registration is delivered too.
@@ -125,7 +130,7 @@ async function newModerator() {
   return { moderator, asModerator };
 }
 
-describe('moderation', () => {
+tagged('journeys', 'moderation')('moderation', () => {
   it('lets a moderator pin and lock a post, and a locked post refuses every new comment', async () => {
     const { world } = target;
     const categoryId = await world.category();
@@ -164,7 +169,7 @@ describe('moderation', () => {
   });
 });
 
-describe('flags', () => {
+tagged('journeys', 'moderation')('flags', () => {
   it('hides what three members flag, queues it for a moderator, logs the decision, the delete and a suspension', async () => {
     const { world } = target;
     const categoryId = await world.category();
@@ -244,7 +249,7 @@ describe('flags', () => {
   });
 });
 
-describe('key revocation', () => {
+tagged('journeys', 'accounts')('key revocation', () => {
   it('stops a revoked key at once, through the API and through the account page, and spares the others', async () => {
     const { world } = target;
     const member = await world.member();

@@ -3,6 +3,7 @@ import { createKeyWithSession } from '../../src/client/account';
 import type { Answer, Call } from '../../src/client/http';
 import { expectEnvelope, expectError } from '../../src/contract';
 import { openTarget, type Target } from '../../src/target';
+import { tagged } from '../../src/tags';
 
 let target: Target;
 beforeAll(async () => {
@@ -35,7 +36,7 @@ function expectLimited(res: Answer, maxRetryAfter: number) {
   expect(remaining(res)).toBe(0);
 }
 
-describe('plans and limits', () => {
+tagged('plans')('plans and limits', () => {
   it('gives a free account 100 requests an hour, shared by all its keys, and answers the 101st with 429', async () => {
     const { world } = target;
     const member = await world.member();

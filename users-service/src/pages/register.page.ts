@@ -69,7 +69,7 @@ function showForm(req: Request, res: Response, status: number, values: RegisterV
   });
 }
 
-export function registerPage(router: Router, deps: TxDeps): void {
+export function registerPage(router: Router, deps: TxDeps & { registrationsPerHour?: number }): void {
   resource(router, '/register', {
     get: (req, res) => showForm(req, res, 200, EMPTY),
     post: async (req, res) => {

@@ -9,7 +9,7 @@ import { liftSuspension, suspendUser } from '../domain/users/suspension';
 import { updateMe } from '../domain/users/update-me';
 
 /** The handlers of the account and profile operations in `USER_OPERATIONS` (libs/openapi). */
-export function usersHandlers(deps: TxDeps & { searches: Slots }) {
+export function usersHandlers(deps: TxDeps & { searches: Slots; registrationsPerHour?: number }) {
   return {
     register: async ({ body, req, res }) =>
       toMe(await registerUser(deps, body, String(res.locals.clientIp)), publicBase(req)),

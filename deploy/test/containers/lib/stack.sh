@@ -4,9 +4,11 @@
 
 readonly IMAGE_TAG=containers-test
 
+# docker-compose.yml with the e2e overlay (deploy/compose/e2e.yml): the settings the suite needs of
+# the stack, and the e2e image that runs it.
 compose() {
   docker-compose --project-name "$PROJECT" --project-directory "$ROOT" --env-file "$WORK/.env" \
-    --file "$ROOT/docker-compose.yml" "$@"
+    --file "$ROOT/docker-compose.yml" --file "$ROOT/deploy/compose/e2e.yml" "$@"
 }
 
 # The CA bundle this machine trusts, for npm inside the build (a build secret: never in a layer).
@@ -26,16 +28,13 @@ free_port() {
 # The .env a user would write from .env.example: every change-me value replaced by 32 random bytes
 # as 64 hex digits (safe in connection URLs, and the form SECRETS_KEY-style keys take). The only
 # other differences: the published ports (the gateway's and the profile's Prometheus, free ones on
-# loopback), the image tag, and the three settings
-# the black-box suite needs (e2e/README.md): the gateway trusts the runner's X-Forwarded-For from
-# the containers' private networks, webhook-service may deliver to the suite's receiver on this
-# machine's bridge address, and the suite's fresh accounts' flags count (FLAG_MIN_ACCOUNT_AGE_HOURS=0).
+# loopback) and the image tag. What the black-box suite needs of the stack (TRUST_PROXY,
+# WEBHOOK_ALLOW_PRIVATE_NETWORKS, FLAG_MIN_ACCOUNT_AGE_HOURS) comes from deploy/compose/e2e.yml.
 write_env() {
   GATEWAY_PORT=$(free_port)
   PROMETHEUS_PORT=$(free_port)
   node - "$ROOT/.env.example" "GATEWAY_PUBLISHED_PORT=127.0.0.1:$GATEWAY_PORT" "IMAGE_TAG=$IMAGE_TAG" \
-    "PROMETHEUS_PUBLISHED_PORT=$PROMETHEUS_PORT" \
-    TRUST_PROXY=uniquelocal WEBHOOK_ALLOW_PRIVATE_NETWORKS=true FLAG_MIN_ACCOUNT_AGE_HOURS=0 >"$WORK/.env" <<'JS'
+    "PROMETHEUS_PUBLISHED_PORT=$PROMETHEUS_PORT" >"$WORK/.env" <<'JS'
 const { randomBytes } = require('node:crypto');
 const { readFileSync } = require('node:fs');
 const [example, ...settings] = process.argv.slice(2);
@@ -55,8 +54,8 @@ JS
   fi
 }
 
-# build_images: every service compose builds, from the repository's Dockerfile with compose's build
-# arguments, tagged with compose's image name. podman builds them (compose v1's builder cannot pass
+# build_images: every image compose builds (the four services and the e2e image), from the
+# repository's Dockerfile with compose's build arguments and target, tagged with compose's image name. podman builds them (compose v1's builder cannot pass
 # build secrets); the build stage is shared, so only the first build compiles.
 build_images() {
   local ca service args image started
@@ -64,7 +63,7 @@ build_images() {
   compose config | node "$HERE/lib/builds.js" >"$WORK/builds"
   while read -r service image args; do
     started=$SECONDS
-    step "building $image (Dockerfile, SERVICE=$service)"
+    step "building $image (Dockerfile, $service)"
     # shellcheck disable=SC2086 # args is a list of --build-arg flags
     podman build --format docker --pull=never --secret "id=ca-certificates,src=$ca" $args \
       --file "$ROOT/Dockerfile" --tag "$image" "$ROOT" >"$WORK/build-$service.log" 2>&1 || {
@@ -73,6 +72,19 @@ build_images() {
     }
     step "built $image in $((SECONDS - started)) s: $(podman image inspect --format '{{.Size}}' "$image" | awk '{printf "%.0f MB", $1/1e6}')"
   done <"$WORK/builds"
+}
+
+# The any-stack suite in the e2e image on the compose network (deploy/compose/e2e.yml); its reports
+# go to ./reports/ and are checked against what jest printed.
+run_e2e_image() {
+  local status=0
+  rm -f "$ROOT/reports/junit.xml" "$ROOT/reports/summary.md"
+  step "e2e image: --profile e2e run --rm e2e (any-stack suite against gateway:8080 on the backend network)"
+  compose --profile e2e run --rm e2e </dev/null 2>&1 | tee "$WORK/e2e.log" || status=$?
+  cp -R "$ROOT/reports" "$WORK/reports" 2>/dev/null || true
+  npx --no-install tsx "$HERE/lib/junit-check.ts" "$ROOT/reports" "$WORK/e2e.log" "$status" ||
+    die "the e2e image's reports do not match its run"
+  ((status == 0)) || { cat "$ROOT/reports/summary.md" >&2; die "the e2e suite failed against the compose stack (exit $status)"; }
 }
 
 containers() { podman ps --all --filter "label=com.docker.compose.project=$PROJECT" "$@"; }

@@ -5,6 +5,7 @@ import type { UserRow } from '../../db/rows';
 import { hashPassword } from '../passwords';
 import { assertUnderLimit, reserveFromLimit, takeFromLimit, type Limit } from '../throttle';
 
+/** The default of REGISTRATIONS_PER_HOUR_PER_IP (a stack being seeded with demo members raises it). */
 export const REGISTRATIONS_PER_HOUR_PER_IP = 20;
 
 /**
@@ -13,10 +14,14 @@ export const REGISTRATIONS_PER_HOUR_PER_IP = 20;
  * cap. A taken username or email rolls that back, so it is counted again on its own: otherwise the
  * 409 would tell anyone which emails have accounts, without limit.
  */
-export async function registerUser(deps: TxDeps, body: RegisterBody, clientIp: string): Promise<UserRow> {
+export async function registerUser(
+  deps: TxDeps & { registrationsPerHour?: number },
+  body: RegisterBody,
+  clientIp: string,
+): Promise<UserRow> {
   const limit: Limit = {
     bucket: `register:${clientIp}`,
-    max: REGISTRATIONS_PER_HOUR_PER_IP,
+    max: deps.registrationsPerHour ?? REGISTRATIONS_PER_HOUR_PER_IP,
     windowSeconds: 3600,
     message: 'too many registrations from this address; try again later',
   };

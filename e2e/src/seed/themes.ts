@@ -1,0 +1,275 @@
+/** The demo community's eight themes: what people there talk about, in their own words. */
+export interface Theme {
+  name: string;
+  description: string;
+  subjects: string[];
+  tags: string[];
+  /** Sentences of a post body; `{subject}` is the post's subject. */
+  details: string[];
+}
+
+export const THEMES: Theme[] = [
+  {
+    name: 'Home Barista',
+    description: 'Espresso, pour-over and the endless search for the right grind.',
+    subjects: [
+      'a hand grinder',
+      'light roasts',
+      'milk steaming',
+      'the V60',
+      'a lever machine',
+      'water chemistry',
+      'cold brew',
+      'dialing in espresso',
+    ],
+    tags: ['espresso', 'pour-over', 'grinders', 'beans', 'latte-art'],
+    details: [
+      'I weighed everything for a week and kept notes on {subject}.',
+      'The shots were sour until I went two clicks finer.',
+      'A cheap scale with a timer changed more than any upgrade did.',
+      'Our local roaster suggested resting the beans ten days before trying {subject} again.',
+    ],
+  },
+  {
+    name: 'Trail Running',
+    description: 'Mud, hills, long days out and the shoes that survive them.',
+    subjects: [
+      'my first ultra',
+      'hill repeats',
+      'trail shoes',
+      'night running',
+      'fuelling on long runs',
+      'poles',
+      'downhill technique',
+      'a 50k plan',
+    ],
+    tags: ['trails', 'ultra', 'training', 'shoes', 'gear'],
+    details: [
+      'The last ten kilometres taught me more about {subject} than any article.',
+      'I kept an easy pace on the climbs and still had legs for the descent.',
+      'My watch said 1,400 m of climbing, my calves said more.',
+      'Next time I will test {subject} on a shorter loop first.',
+    ],
+  },
+  {
+    name: 'Indoor Gardening',
+    description: 'Houseplants, propagation jars and windowsills that are never big enough.',
+    subjects: [
+      'a monstera',
+      'propagating pothos',
+      'grow lights',
+      'repotting',
+      'fungus gnats',
+      'a fiddle leaf fig',
+      'self-watering pots',
+      'chunky soil mixes',
+    ],
+    tags: ['houseplants', 'propagation', 'soil', 'lighting', 'pests'],
+    details: [
+      'It sat by the north window for a month before I moved it.',
+      'Bottom watering and a bit of patience did most of the work with {subject}.',
+      'New leaves are finally unfurling, slowly but steadily.',
+      'I mixed bark, perlite and a handful of compost and it has been happier since.',
+    ],
+  },
+  {
+    name: 'Retro Computing',
+    description: 'Old machines, new capacitors and the joy of a blinking cursor.',
+    subjects: [
+      'a Commodore 64',
+      'recapping a board',
+      'an Amiga 500',
+      'floppy emulators',
+      'CRT repairs',
+      'BASIC listings',
+      'an old ThinkPad',
+      'composite video',
+    ],
+    tags: ['amiga', 'c64', 'restoration', 'emulation', 'hardware'],
+    details: [
+      'It powered on first try after the new capacitors went in.',
+      'I found {subject} at a flea market for less than a pizza.',
+      'Retrobrighting the case took two sunny afternoons.',
+      'The manual from 1987 still explains {subject} better than most forums.',
+    ],
+  },
+  {
+    name: 'Sourdough and Baking',
+    description: 'Starters, crumb shots and the occasional brick of a loaf.',
+    subjects: [
+      'a rye starter',
+      'high hydration dough',
+      'cold retarding',
+      'scoring',
+      'baguettes',
+      'a Dutch oven',
+      'whole wheat loaves',
+      'focaccia',
+    ],
+    tags: ['sourdough', 'starter', 'crumb', 'rye', 'bread'],
+    details: [
+      'The starter doubled in five hours once the kitchen warmed up.',
+      'I dropped the water to 72% and the dough finally held its shape.',
+      'An overnight rest in the fridge made {subject} much easier to handle.',
+      'The crust crackled for a full minute out of the oven.',
+    ],
+  },
+  {
+    name: 'Urban Cycling',
+    description: 'Commutes, cargo bikes, flat tyres and the city from the saddle.',
+    subjects: [
+      'winter commuting',
+      'a cargo bike',
+      'tubeless tyres',
+      'bike locks',
+      'an e-bike conversion',
+      'panniers',
+      'chain maintenance',
+      'riding in the rain',
+    ],
+    tags: ['commuting', 'e-bikes', 'maintenance', 'safety', 'gear'],
+    details: [
+      'My commute is 9 km each way and {subject} made it almost pleasant.',
+      'A proper set of lights matters more than any jacket.',
+      'I clean and lube the chain every other Sunday now.',
+      'The new protected lane on the bridge changed my whole route.',
+    ],
+  },
+  {
+    name: 'Board Game Night',
+    description: 'Strategy, co-ops, solo play and arguments about the rules.',
+    subjects: [
+      'a co-op campaign',
+      'solo mode',
+      'teaching new players',
+      'deck builders',
+      'a worker placement game',
+      'legacy games',
+      'card sleeves',
+      'two-player games',
+    ],
+    tags: ['strategy', 'co-op', 'solo', 'reviews', 'family'],
+    details: [
+      'We played three rounds in a row and nobody wanted to stop.',
+      'Teaching took twenty minutes, the game itself barely an hour.',
+      'I house-ruled the end game and it felt much tighter.',
+      '{subject} finally clicked for our group on the second evening.',
+    ],
+  },
+  {
+    name: 'Photography Walks',
+    description: 'Street, film and the light just before sunset.',
+    subjects: [
+      'a 35mm prime',
+      'black and white film',
+      'street portraits',
+      'golden hour',
+      'night photography',
+      'a light meter',
+      'editing presets',
+      'a rangefinder',
+    ],
+    tags: ['film', 'street', 'lenses', 'editing', 'landscape'],
+    details: [
+      'I walked the old harbour at six in the morning and had it to myself.',
+      'Shooting a whole roll with {subject} slowed me down in a good way.',
+      'Half the frames were soft, but the other half I would print.',
+      'The light changed every five minutes, so I stayed put and waited.',
+    ],
+  },
+];
+
+export const TITLES = [
+  'How I finally got {subject} right',
+  'Beginner question about {subject}',
+  'What changed my mind about {subject}',
+  'A weekend with {subject}',
+  'Is {subject} worth it?',
+  'Three mistakes I made with {subject}',
+  'Show and tell: {subject}',
+  'Looking for advice on {subject}',
+  '{subject} on a budget',
+  'Your take on {subject}?',
+  'Six months of {subject}',
+  'Small wins with {subject}',
+];
+
+export const OPENERS = [
+  'Long-time reader, first proper post.',
+  'Quick update from this week.',
+  'This has been on my mind for a while.',
+  'Sharing in case it helps someone.',
+  'Bit of a long one, sorry.',
+];
+
+export const CLOSERS = [
+  'What would you have done differently?',
+  'Happy to answer questions.',
+  'Curious how it went for the rest of you.',
+  'Any tips are welcome.',
+  'Thanks to everyone here who nudged me to try it.',
+];
+
+export const COMMENTS = [
+  'Same here, {subject} took me a few tries too.',
+  'Great write-up, saving this for later.',
+  'Did you notice a difference after the first week?',
+  'I went the other way and regret nothing, but this is convincing.',
+  'Thanks for the detail, that is exactly the part nobody explains.',
+  'Which one did you end up buying?',
+  'We tried this at our meetup last month and it went well.',
+  'Counterpoint: it is fine to keep it simple.',
+  'Love it. Photos or it did not happen!',
+  'Bookmarked. Please post a follow-up.',
+];
+
+export const FIRST_NAMES = [
+  'Ada',
+  'Bruno',
+  'Chiara',
+  'Dmitri',
+  'Elif',
+  'Farah',
+  'Gus',
+  'Hana',
+  'Ines',
+  'Jonas',
+  'Kemal',
+  'Lena',
+  'Mateo',
+  'Nora',
+  'Oskar',
+  'Priya',
+  'Quinn',
+  'Rosa',
+  'Sami',
+  'Tomas',
+  'Uma',
+  'Vera',
+  'Wei',
+  'Ximena',
+  'Yusuf',
+];
+
+export const LAST_NAMES = [
+  'Alvarez',
+  'Becker',
+  'Costa',
+  'Dubois',
+  'Eriksen',
+  'Fischer',
+  'Garcia',
+  'Haddad',
+  'Ito',
+  'Jensen',
+  'Kowalski',
+  'Lindqvist',
+  'Moreau',
+  'Novak',
+  'Okafor',
+  'Petrov',
+  'Rossi',
+  'Silva',
+  'Tanaka',
+  'Weber',
+];
