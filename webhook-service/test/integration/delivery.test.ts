@@ -26,7 +26,8 @@ const deliveries = async (endpointId: number, query = '') =>
 const DATA = {
   'post.created': { id: 11, title: 'Hello', author_id: 3 },
   'post.updated': { id: 11, title: 'Hello again', author_id: 3, changed: ['title'] },
-  'post.deleted': { id: 11, author_id: 3 },
+  // Another post: deleting post 11 would redact its events still waiting to go out (DESIGN.md §20).
+  'post.deleted': { id: 12, author_id: 3 },
   'comment.created': { id: 5, post_id: 11, author_id: 4, parent_id: null },
   'user.registered': { id: 3, username: 'ada', display_name: 'Ada' },
 } as const;
