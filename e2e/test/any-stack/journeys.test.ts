@@ -84,6 +84,8 @@ tagged(
 
     const updated = await author('PUT', `/api/v1/posts/${post.id}`, { body: { title: 'Hello again' } });
     expect(expectStatus(updated, 200).body.data.title).toBe('Hello again');
+    // Delivered before the delete: deleting a post redacts its events still waiting to go out (§20).
+    await deliveredWhen(receiver, 'journey', (all) => about(all, 'post.updated', post.id).length > 0);
     const deleted = expectStatus(await author('DELETE', `/api/v1/posts/${post.id}`), 200);
     expect(deleted.body.data).toEqual({ id: post.id, deleted: true });
     expectStatus(await author('GET', `/api/v1/posts/${post.id}`), 404);
