@@ -10,6 +10,12 @@ export interface Received {
   rawBody: string;
   /** The status the receiver answered; null while it is held or when the connection died first. */
   answered: number | null;
+  /**
+   * The check made as the request arrived, when the endpoint's secret was known: a receiver checks
+   * the timestamp against its clock then, and a long test that read it minutes later would find
+   * every early delivery "too old" (Standard Webhooks allows five minutes).
+   */
+  checked?: { payload: Omit<Delivery, 'webhookId'> } | { error: unknown };
 }
 
 /** A verified delivery: the payload standardwebhooks returned after checking the signature. */
@@ -72,12 +78,12 @@ export class WebhookReceiver {
   verified(endpoint: string): Delivery[] {
     const secret = this.secrets.get(endpoint);
     if (!secret) throw new Error(`no secret registered for endpoint ${endpoint}`);
-    const verifier = new Webhook(secret);
     return this.received
       .filter((r) => r.endpoint === endpoint)
       .map((r) => {
-        const payload = verifier.verify(r.rawBody, r.headers) as Omit<Delivery, 'webhookId'>;
-        return { webhookId: r.webhookId, ...payload };
+        const checked = r.checked ?? check(secret, r);
+        if ('error' in checked) throw checked.error;
+        return { webhookId: r.webhookId, ...checked.payload };
       });
   }
 
@@ -121,6 +127,8 @@ export class WebhookReceiver {
         rawBody: Buffer.concat(chunks).toString('utf8'),
         answered: null,
       };
+      const secret = this.secrets.get(record.endpoint);
+      if (secret) record.checked = check(secret, record);
       this.received.push(record);
       this.answer(record, res);
     });
@@ -136,5 +144,14 @@ export class WebhookReceiver {
     const status = mode.kind === 'ok' ? 200 : mode.status;
     record.answered = status;
     res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'not now');
+  }
+}
+
+/** Standard Webhooks' check of one request: its payload, or why it does not hold. */
+function check(secret: string, r: Received): NonNullable<Received['checked']> {
+  try {
+    return { payload: new Webhook(secret).verify(r.rawBody, r.headers) as Omit<Delivery, 'webhookId'> };
+  } catch (error) {
+    return { error };
   }
 }
