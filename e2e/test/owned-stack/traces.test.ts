@@ -118,12 +118,17 @@ describe('one trace from the client to the webhook receiver', () => {
       await as('GET', `/api/v1/posts/${post.id}`, { headers: { traceparent: traceparent(trace, '01') } }),
       200,
     );
+    // Each process exports in its own batches: wait for the gateway's spans and the service's SQL.
     await waitFor(
-      () => otlp.inTrace(trace.traceId).some((s) => s.attributes['db.system.name'] === 'postgresql'),
-      {
-        timeoutMs: 10_000,
-        what: 'the SQL spans',
+      () => {
+        const spans = otlp.inTrace(trace.traceId);
+        return (
+          spans.some((s) => s.attributes['db.system.name'] === 'postgresql') &&
+          spans.some((s) => s.service === 'gateway' && s.kind === SERVER) &&
+          spans.some(upstreamCall)
+        );
       },
+      { timeoutMs: 10_000, what: 'the gateway spans and the SQL spans' },
     );
     const spans = otlp.inTrace(trace.traceId);
     const edge = one(spans, 'gateway server span', (s) => s.service === 'gateway' && s.kind === SERVER);
@@ -159,7 +164,8 @@ describe('one trace from the client to the webhook receiver', () => {
       200,
     );
     // Once the later, sampled request's spans are in, the earlier one's would be too.
-    await waitFor(() => otlp.inTrace(loud.traceId).some((s) => s.service === 'posts-service'), {
+    const exported = (service: string) => otlp.inTrace(loud.traceId).some((s) => s.service === service);
+    await waitFor(() => exported('posts-service') && exported('gateway'), {
       timeoutMs: 10_000,
       what: 'the sampled request to be exported',
     });
