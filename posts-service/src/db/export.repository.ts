@@ -1,4 +1,5 @@
 import type { Sql } from '@community/db';
+import type { FlagRow } from './flags.repository';
 
 /*
  * What posts-service holds about one account, read in batches on a cursor (DESIGN.md §20's export):
@@ -41,15 +42,8 @@ export interface ExportLikeRow {
   createdAt: Date;
 }
 
-export interface ExportFlagRow {
-  id: number;
-  targetType: 'post' | 'comment';
-  targetId: number;
-  reason: string;
-  note: string | null;
-  status: 'open' | 'resolved' | 'dismissed';
-  createdAt: Date;
-}
+/** A flag the member filed, as the export shows it (who filed it goes without saying). */
+export type ExportFlagRow = Omit<FlagRow, 'flaggerId'>;
 
 export const postsOf = (sql: Sql, userId: number): AsyncIterable<ExportPostRow[]> =>
   sql<ExportPostRow[]>`

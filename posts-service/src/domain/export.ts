@@ -3,12 +3,12 @@ import {
   type ExportedComment,
   type ExportedLike,
   type ExportedPost,
-  type Flag,
   type PostsExportPart,
 } from '@community/contracts';
 import type { Sql } from '@community/db';
 import type { JsonStream } from '@community/http-kit';
 import * as rows from '../db/export.repository';
+import { toFlag } from './moderation/flags';
 
 const at = (date: Date | null) => (date ? toTimestamp(date) : null);
 
@@ -43,16 +43,6 @@ const toComment = (row: rows.ExportCommentRow): ExportedComment => ({
 const toLike = (row: rows.ExportLikeRow): ExportedLike => ({
   target_type: row.targetType,
   target_id: row.targetId,
-  created_at: toTimestamp(row.createdAt),
-});
-
-const toFlag = (row: rows.ExportFlagRow): Flag => ({
-  id: row.id,
-  target_type: row.targetType,
-  target_id: row.targetId,
-  reason: row.reason as Flag['reason'],
-  note: row.note,
-  status: row.status,
   created_at: toTimestamp(row.createdAt),
 });
 

@@ -157,7 +157,8 @@ async function apply(tx: Tx, item: Item, action: 'hide' | 'unhide' | 'delete'): 
   }
 }
 
-function toFlag(row: FlagRow): Flag {
+/** A flag as the API shows it; the export shows the member's own the same way. */
+export function toFlag(row: Omit<FlagRow, 'flaggerId'>): Flag {
   return {
     id: row.id,
     target_type: row.targetType,
