@@ -106,6 +106,10 @@ const CONNECTION_ERROR_CODES = new Set([
   '08006', // connection_failure
   '08001', // unable to connect
   '08003', // connection does not exist
+  // The server refused the login: a role password rotated before the service's DATABASE_URL
+  // (docs/operations.md, "Rotating secrets"). New connections fail until it is set right.
+  '28000', // invalid_authorization_specification
+  '28P01', // invalid_password
 ]);
 
 /** True for errors that mean "the database is unreachable right now" rather than "the query is wrong". */
