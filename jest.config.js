@@ -60,7 +60,9 @@ const e2e = {
   testMatch: external
     ? [
         '<rootDir>/test/any-stack/**/*.test.ts',
-        ...(compose ? ['<rootDir>/test/compose-stack/**/*.test.ts'] : []),
+        ...(compose
+          ? ['<rootDir>/test/compose-stack/**/*.test.ts', '<rootDir>/test/compose-rotation/**/*.test.ts']
+          : []),
       ]
     : [
         '<rootDir>/test/any-stack/**/*.test.ts',

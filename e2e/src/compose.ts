@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { waitFor } from '@community/test-harness';
 
 const run = promisify(execFile);
 
@@ -50,6 +51,63 @@ export async function composeContainers(project: string): Promise<ComposeContain
     health: c.State.Health?.Status ?? 'none',
     image: c.Config.Image,
   }));
+}
+
+/** Runs a command in a running container (`docker exec`), returning what it printed. */
+export async function execIn(container: ComposeContainer, command: string[]): Promise<string> {
+  return docker('exec', container.id, ...command);
+}
+
+/**
+ * Runs the runner's compose command (docker-compose with the project, its .env and files), `env`
+ * winning over the .env file as a shell's variables do.
+ */
+export async function compose(args: string[], env: Record<string, string> = {}): Promise<string> {
+  const command = process.env.E2E_COMPOSE_COMMAND;
+  if (!command) throw new Error('set E2E_COMPOSE_COMMAND to the compose command that started the stack');
+  return (await run(command, args, { env: { ...process.env, ...env }, maxBuffer: 8 * 1024 * 1024 })).stdout;
+}
+
+/** How long each part of a rolling update took, in ms. */
+export interface Rolled {
+  /** From `compose up` until every new container is healthy. */
+  started: number;
+  /** Stopping (SIGTERM, drain) and removing the old containers, one after another. */
+  stopped: number;
+}
+
+/**
+ * Replaces every container of a replicated service with ones made from the compose file and `env`,
+ * as a rolling update does: as many new containers join and turn healthy, then each old one in turn
+ * gets SIGTERM (it drains: DESIGN.md §16) and is removed.
+ */
+export async function rollService(
+  project: string,
+  service: string,
+  env: Record<string, string>,
+  graceSeconds = 30,
+): Promise<Rolled> {
+  const replicas = async () => (await composeContainers(project)).filter((c) => c.service === service);
+  const old = await replicas();
+  const scale = old.length * 2;
+  const began = Date.now();
+  await compose(
+    ['up', '--detach', '--no-deps', '--no-recreate', '--scale', `${service}=${scale}`, service],
+    env,
+  );
+  await waitFor(
+    async () => {
+      const now = await replicas();
+      return now.length === scale && now.every((c) => c.health === 'healthy');
+    },
+    { timeoutMs: 120_000, intervalMs: 500, what: `${scale} healthy ${service} containers` },
+  );
+  const healthy = Date.now();
+  for (const container of old) {
+    await docker('stop', '--time', String(graceSeconds), container.id);
+    await docker('rm', container.id);
+  }
+  return { started: healthy - began, stopped: Date.now() - healthy };
 }
 
 /**

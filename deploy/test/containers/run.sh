@@ -13,6 +13,8 @@
 #      `--profile e2e run --rm e2e` of deploy/compose/e2e.yml — and checks its JUnit report against the
 #      counts jest printed (lib/junit-check.ts); then, from this machine, the compose checks
 #      (e2e/test/compose-stack: only the gateway reachable, a service restarted mid-traffic);
+#   5b. last, as it changes the stack's secrets: the password runbooks of docs/operations.md under
+#      traffic (e2e/test/compose-rotation: each PostgreSQL role, Redis, RabbitMQ);
 #   6. tears everything down (`down -v`). On failure it prints every container's log first.
 # CONTAINERS_KEEP=1 leaves the stack and the engine running for a look (it prints how to reach them).
 # Only loopback and the containers' own networks are ever contacted.
@@ -80,6 +82,7 @@ fi
 assemble_debian "$release"
 assemble_node "$node_major" "$release"
 write_env
+write_compose_command
 for name in postgres redis rabbitmq; do
   build_stand_in "$name" "$(compose config | sed -n "s/^ *image: \(${name}:.*\)$/\1/p")"
 done
@@ -98,6 +101,7 @@ SCALE=${CONTAINERS_SCALE:-2}
 export E2E_COMPOSE_SCALE=$SCALE
 step "compose up (project $PROJECT, gateway on 127.0.0.1:$GATEWAY_PORT, $SCALE of each data service)"
 STACK_STARTED=1
+create_isolated_networks
 compose up --detach --no-build \
   --scale posts-service="$SCALE" --scale users-service="$SCALE" --scale webhook-service="$SCALE" \
   >"$WORK/up.log" 2>&1 || {
@@ -117,3 +121,8 @@ step "compose checks (e2e/test/compose-stack): only the gateway reachable, posts
 E2E_COMPOSE_PROJECT="$PROJECT" npx jest --selectProjects e2e --testPathPatterns e2e/test/compose-stack </dev/null ||
   die "the compose checks failed"
 run_e2e_image
+
+step "password runbooks (e2e/test/compose-rotation): each database role, Redis, RabbitMQ, under traffic"
+E2E_COMPOSE_PROJECT="$PROJECT" E2E_COMPOSE_COMMAND="$WORK/compose" E2E_COMPOSE_ENV_FILE="$WORK/.env" \
+  npx jest --selectProjects e2e --testPathPatterns e2e/test/compose-rotation </dev/null ||
+  die "the password runbooks failed"

@@ -97,6 +97,28 @@ check_bridges_pinned() {
   step "bridges keep their MAC: ${pinned[*]}"
 }
 
+# Docker keeps its bridge networks apart: a container on one cannot reach another network's
+# addresses (its isolation chains). netavark does that only for a network created with
+# `isolate=true`, an option compose v1 cannot pass here (podman 4.3 does not report it back, so
+# every later `up` wants the network recreated). So the project's networks are created first, as
+# compose would name and label them and isolated, and compose finds them made: without that, a
+# client on edge reaches webhook-service by its egress address (e2e/test/compose-stack).
+create_isolated_networks() {
+  local name internal
+  compose --profile observability --profile e2e --profile demo config | node -e '
+    const { parse } = require("yaml");
+    let text = "";
+    process.stdin.on("data", (c) => (text += c)).on("end", () => {
+      for (const [name, n] of Object.entries(parse(text).networks ?? {}))
+        console.log(name, n?.internal ? "internal" : "-");
+    });' | while read -r name internal; do
+    podman network create --opt isolate=true $([ "$internal" = internal ] && echo --internal) \
+      --label "com.docker.compose.project=$PROJECT" --label "com.docker.compose.network=$name" \
+      --label "com.docker.compose.version=$(docker-compose version --short)" "${PROJECT}_$name" >/dev/null ||
+      die "could not create network ${PROJECT}_$name"
+  done
+}
+
 stop_engine() {
   [ -n "${PINNING_PID:-}" ] && kill "$PINNING_PID" 2>/dev/null
   [ -n "${HEALTH_PID:-}" ] && kill "$HEALTH_PID" 2>/dev/null

@@ -5,11 +5,17 @@
 readonly IMAGE_TAG=containers-test
 
 # docker-compose.yml with the e2e overlay (deploy/compose/e2e.yml): the settings the suite needs of
-# the stack, and the e2e image that runs it.
-compose() {
-  docker-compose --project-name "$PROJECT" --project-directory "$ROOT" --env-file "$WORK/.env" \
-    --file "$ROOT/docker-compose.yml" --file "$ROOT/deploy/compose/e2e.yml" "$@"
+# the stack, and the e2e image that runs it. A script, so the tests that change the stack
+# (e2e/test/compose-rotation) run the same command: E2E_COMPOSE_COMMAND.
+write_compose_command() {
+  cat >"$WORK/compose" <<SH
+#!/usr/bin/env bash
+exec docker-compose --project-name "$PROJECT" --project-directory "$ROOT" --env-file "$WORK/.env" \\
+  --file "$ROOT/docker-compose.yml" --file "$ROOT/deploy/compose/e2e.yml" "\$@"
+SH
+  chmod +x "$WORK/compose"
 }
+compose() { "$WORK/compose" "$@"; }
 
 # The CA bundle this machine trusts, for npm inside the build (a build secret: never in a layer).
 ca_bundle() {
