@@ -196,6 +196,9 @@ export function redactUrl(url: string): string {
   }
 }
 
+/** PostgreSQL's codes for a login it refused: a wrong password (28P01), a role that may not log in. */
+const REFUSED_LOGIN = new Set(['28P01', '28000']);
+
 /**
  * The one line a service prints when a dependency is down at start: which URL, and which variable
  * names it. How to start the dependency is the machine's business (`npm start` says it).
@@ -203,6 +206,11 @@ export function redactUrl(url: string): string {
 export function unreachableError(what: string, url: string, err: unknown, variable: string): Error {
   const reason =
     (err as { code?: string } | null)?.code ?? (err instanceof Error ? err.message : String(err));
+  if (REFUSED_LOGIN.has(reason)) {
+    return new Error(
+      `${what} at ${redactUrl(url)} refused the login (${reason}); check the user and password in ${variable}`,
+    );
+  }
   return new Error(
     `${what} is not reachable at ${redactUrl(url)} (${reason}); check that it is running and that ${variable} points at it`,
   );

@@ -1,12 +1,15 @@
 import express from 'express';
+import postgres from 'postgres';
 import { mountHealth } from '@community/http-kit';
 import { createLogger } from '@community/logging';
 import { startDataService } from '@community/service-runtime';
 import {
   createTestDatabase,
   deleteAmqpObjects,
+  dropRoles,
   testExchange,
   testInfra,
+  testRoleName,
   type TestDatabase,
 } from '@community/test-harness';
 import { topologyNames } from '@community/events';
@@ -120,6 +123,33 @@ it('listens on SERVICE_HOST when one is given, as containers need', async () => 
     expect(await (await fetch(service.url)).text()).toBe('ok');
   } finally {
     await service.stop();
+  }
+});
+
+it('says a refused login is one, not an unreachable server (a role password rotated too early)', async () => {
+  const role = testRoleName('nologin');
+  const admin = postgres(testInfra().pgUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create role "${role}" nologin`);
+  await admin.end();
+  const url = new URL(database.url);
+  url.username = role;
+  try {
+    await expect(
+      startDataService({
+        service: 'runtime-svc',
+        schema: 'runtime',
+        migrationsDir,
+        handlers: {},
+        port: 0,
+        config: config(url.toString()),
+        logger,
+        app: () => () => {},
+      }),
+    ).rejects.toThrow(
+      /^PostgreSQL at .* refused the login \(28000\); check the user and password in DATABASE_URL$/,
+    );
+  } finally {
+    await dropRoles([role]);
   }
 });
 
