@@ -20,7 +20,9 @@
  *      database `community_bench_<ns>`, exchange `bench.<ns>.events`, Redis prefix `bench:<ns>:`,
  *      all removed at the end),
  *      BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_AMQP_URL, BENCH_KEEP (callgrind files kept),
- *      BENCH_TRACING (unset: when 1, every service traces every request to a local OTLP sink).
+ *      BENCH_TRACING (unset: when 1, every service traces every request to a local OTLP sink),
+ *      BENCH_UNTRACED (unset: when 1, with BENCH_TRACING=1, each checkout's gateway is counted twice,
+ *      traced, then untraced in front of the same traced services: its own tracing's cost alone).
  * Needs valgrind (Debian package); the gateway's start under callgrind takes a minute or two.
  */
 import { randomBytes } from 'node:crypto';
@@ -43,6 +45,7 @@ import {
   serviceArgs,
   BenchChildren,
   traceEverything,
+  UNTRACED_ENV,
   stopChild,
   waitHttp,
   type Child,
@@ -92,6 +95,9 @@ interface Account {
   ids: number[];
 }
 const POSTS = 20;
+const TRACED = process.env.BENCH_TRACING === '1';
+/** Each checkout's gateway runs once per entry: traced as the stack (false), then untraced (true). */
+const UNTRACED_TOO = TRACED && process.env.BENCH_UNTRACED === '1' ? [false, true] : [false];
 
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-cgg-'));
 const children = new BenchChildren({ cwd: root, workDir, logLevel: 'warn' });
@@ -124,7 +130,8 @@ async function main(): Promise<void> {
   await clearInfra();
   const token = randomBytes(32).toString('base64url');
   const common = dataServiceEnv(place, token);
-  if (process.env.BENCH_TRACING === '1') await traceEverything(children, root);
+  if (TRACED) await traceEverything(children, root);
+  else if (process.env.BENCH_UNTRACED === '1') throw new Error('BENCH_UNTRACED needs BENCH_TRACING=1');
   build(root);
   for (const checkout of ROOTS) if (checkout !== root) build(checkout);
   const [usersPort, postsPort] = [await freePort(), await freePort()];
@@ -146,40 +153,43 @@ async function main(): Promise<void> {
   if (unknown.length) throw new Error(`BENCH_PROXIES: no proxy ${unknown.join(', ')} (node, undici, floor)`);
 
   let account: Account | undefined;
-  for (const checkout of ROOTS) {
-    const port = await freePort();
-    const gateway = children.start(
-      `gateway-${path.basename(checkout)}`,
-      'valgrind',
-      [...callgrindArgs(workDir), process.execPath, ...serviceArgs('gateway', DEPLOYED_NODE_ARGS)],
-      children.serviceEnv({
-        ...common,
-        REDIS_URL,
-        REDIS_PREFIX,
-        GATEWAY_PORT: String(port),
-        USERS_SERVICE_URL: usersUrl,
-        POSTS_SERVICE_URL: postsUrl,
-        WEBHOOK_SERVICE_URL: 'http://127.0.0.1:9',
-      }),
-      checkout,
-    );
-    const base = `http://127.0.0.1:${port}`;
-    await waitAnswering(
-      {
-        name: gateway.name,
-        running: () => gateway.proc.exitCode === null,
-        log: () => fs.readFileSync(gateway.log, 'utf8'),
-      },
-      `${base}/readyz`,
-      { timeoutMs: 600_000, intervalMs: 1000 },
-    );
-    account ??= await benchAccount(usersUrl, postsUrl, base, token, POSTS);
-    try {
-      reportCounted(checkout, await count(gateway, base, account, 'key', token));
-    } finally {
-      await stopChild(gateway);
+  for (const checkout of ROOTS)
+    for (const untraced of UNTRACED_TOO) {
+      const port = await freePort();
+      const gateway = children.start(
+        `gateway-${path.basename(checkout)}${untraced ? '-untraced' : ''}`,
+        'valgrind',
+        [...callgrindArgs(workDir), process.execPath, ...serviceArgs('gateway', DEPLOYED_NODE_ARGS)],
+        children.serviceEnv({
+          ...common,
+          REDIS_URL,
+          REDIS_PREFIX,
+          GATEWAY_PORT: String(port),
+          USERS_SERVICE_URL: usersUrl,
+          POSTS_SERVICE_URL: postsUrl,
+          WEBHOOK_SERVICE_URL: 'http://127.0.0.1:9',
+          ...(untraced ? UNTRACED_ENV : {}),
+        }),
+        checkout,
+      );
+      const base = `http://127.0.0.1:${port}`;
+      await waitAnswering(
+        {
+          name: gateway.name,
+          running: () => gateway.proc.exitCode === null,
+          log: () => fs.readFileSync(gateway.log, 'utf8'),
+        },
+        `${base}/readyz`,
+        { timeoutMs: 600_000, intervalMs: 1000 },
+      );
+      account ??= await benchAccount(usersUrl, postsUrl, base, token, POSTS);
+      try {
+        const note = TRACED ? (untraced ? ', untraced' : ', traced') : '';
+        reportCounted(checkout, await count(gateway, base, account, 'key', token), note);
+      } finally {
+        await stopChild(gateway);
+      }
     }
-  }
 
   for (const name of PROXIES) {
     // Counted after a gateway, whose start made the account and its posts.

@@ -43,7 +43,9 @@
  *      BENCH_KEEP_LOGS (unset: when 1, every process's output is kept in the run's temporary
  *      directory, named at the end: e.g. V8's trace of each garbage collection, with
  *      `--trace-gc-nvp` in BENCH_GATEWAY_NODE_ARGS or BENCH_POSTS_NODE_ARGS),
- *      BENCH_TRACING (unset: when 1, every service traces every request to a local OTLP sink),
+ *      BENCH_TRACING (unset: when 1, every service traces every request to a local OTLP sink; the
+ *      target `untraced` is then a second gateway of this checkout with tracing off, the stack behind
+ *      it traced as for `gateway`: the gateway's own tracing is the only difference between the two),
  *      BENCH_COMPARE_ROOT (unset: when set to another checkout with its own `npm ci`, a second
  *      posts-service runs from there, against the same database, and the target `compare` goes
  *      straight to it like `direct`: before and after of a posts-service change in one run, each
@@ -66,7 +68,9 @@ import {
   DEPLOYED_NODE_ARGS,
   BenchChildren,
   stopChild,
+  sinkSpans,
   traceEverything,
+  UNTRACED_ENV,
   waitHttp,
   type Child,
 } from './processes';
@@ -140,6 +144,7 @@ const KNOWN_TARGETS = [
   'gateway',
   'gateway304',
   'baseline',
+  'untraced',
 ] as const;
 type Target = (typeof KNOWN_TARGETS)[number];
 
@@ -383,6 +388,7 @@ function plans(
     floor: { target: 'floor', url: targets.floor, requests: withKey() },
     gateway: { target: 'gateway', url: targets.gateway, requests: withKey() },
     baseline: { target: 'baseline', url: targets.baseline, requests: withKey() },
+    untraced: { target: 'untraced', url: targets.untraced, requests: withKey() },
     // Its If-None-Match is filled in by currentTags just before the run: every read answered 200
     // counts a view and so changes the post's tag.
     gateway304: { target: 'gateway304', url: targets.gateway, requests: withKey() },
@@ -454,6 +460,8 @@ interface Row {
   /** CPU milliseconds each process group used during the measured run. */
   cpuMs: Record<string, number>;
   loadAvg: number;
+  /** BENCH_TRACING: the gateway spans the sink received during the measured run. */
+  gatewaySpans?: number;
 }
 
 const ms = (us: number) => (us / 1000).toFixed(2);
@@ -466,6 +474,7 @@ const CPU_GROUPS = [
   'floor',
   'gateway',
   'baseline',
+  'untraced',
   'redis',
   'posts',
   'compare',
@@ -609,6 +618,7 @@ function report(rows: Row[], targets: Target[], connections: number): void {
         `${baseline.cpuUs.baseline.toFixed(0)} µs, throughput ${viaGateway.rps.toFixed(0)} vs ${baseline.rps.toFixed(0)} req/s`,
     );
   }
+  if (means.untraced && viaGateway) tracingCost(rows);
   if (viaGateway && viaNginx) {
     const ratio = viaGateway.rps / viaNginx.rps;
     console.log(
@@ -639,6 +649,40 @@ function report(rows: Row[], targets: Target[], connections: number): void {
     `  CPU the proxy spends per request: nginx ${viaNginx.cpuUs.nginx.toFixed(0)} µs, gateway ` +
       `${viaGateway.cpuUs.gateway.toFixed(0)} µs + Redis ${(viaGateway.cpuUs.redis - direct.cpuUs.redis).toFixed(0)} µs ` +
       `(${(gatewayExtra / viaNginx.cpuUs.nginx).toFixed(1)}x nginx)`,
+  );
+}
+
+/**
+ * BENCH_TRACING with the target `untraced`: what the gateway's own tracing costs it, round by round
+ * (each round runs both, in turn, under the same load and the same traced services), and the
+ * gateway spans the sink received a request: two while none is dropped (within a batch, which the
+ * SDK may still hold when the run ends).
+ */
+function tracingCost(rows: Row[]): void {
+  const cpu = (r: Row, group: string) => ((r.cpuMs[group] ?? 0) * 1000) / r.result.requests;
+  const rounds = [...new Set(rows.map((r) => r.round))];
+  const growth = rounds.map((round) => {
+    const traced = rows.find((r) => r.round === round && r.target === 'gateway')!;
+    const untraced = rows.find((r) => r.round === round && r.target === 'untraced')!;
+    return {
+      round,
+      traced: cpu(traced, 'gateway'),
+      untraced: cpu(untraced, 'untraced'),
+      spans: (traced.gatewaySpans ?? 0) / traced.result.requests,
+    };
+  });
+  const pct = (traced: number, untraced: number) =>
+    `${(((traced - untraced) / untraced) * 100).toFixed(1)} %`;
+  console.log(`  the gateway's own tracing (DESIGN.md §15: at most +15 % CPU per request):`);
+  for (const g of growth)
+    console.log(
+      `    round ${g.round}: traced ${g.traced.toFixed(1)} vs untraced ${g.untraced.toFixed(1)} µs ` +
+        `(${pct(g.traced, g.untraced)}), ${g.spans.toFixed(3)} gateway spans a request`,
+    );
+  const traced = growth.reduce((sum, g) => sum + g.traced, 0) / growth.length;
+  const untraced = growth.reduce((sum, g) => sum + g.untraced, 0) / growth.length;
+  console.log(
+    `    mean of rounds: ${traced.toFixed(1)} vs ${untraced.toFixed(1)} µs (${pct(traced, untraced)})`,
   );
 }
 
@@ -685,7 +729,9 @@ async function main(): Promise<void> {
     floorPort,
     baselinePort,
     comparePort,
+    untracedPort,
   ] = [
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
@@ -697,7 +743,8 @@ async function main(): Promise<void> {
     await freePort(),
   ];
   const common = dataServiceEnv(place, token);
-  if (process.env.BENCH_TRACING === '1') await traceEverything(children, root);
+  const sinkUrl = process.env.BENCH_TRACING === '1' ? await traceEverything(children, root) : undefined;
+  if (targets.includes('untraced') && !sinkUrl) throw new Error('the target untraced needs BENCH_TRACING=1');
   build(root);
   if (COMPARE_ROOT) build(COMPARE_ROOT);
   const users = children.service('users', 'users-service', {
@@ -763,6 +810,15 @@ async function main(): Promise<void> {
     );
     await waitHttp(baseline, `${baselineUrl}/readyz`);
   }
+  // This checkout's gateway again, the only untraced process of the stack.
+  const untracedUrl = `http://127.0.0.1:${untracedPort}`;
+  const untraced = targets.includes('untraced')
+    ? children.service('untraced', 'gateway', { ...gatewayEnv(untracedPort), ...UNTRACED_ENV }, [
+        ...DEPLOYED_NODE_ARGS,
+        ...GATEWAY_NODE_ARGS,
+      ])
+    : undefined;
+  if (untraced) await waitHttp(untraced, `${untracedUrl}/readyz`);
 
   const conf = fs
     .readFileSync(path.join(__dirname, 'nginx', 'nginx.conf.template'), 'utf8')
@@ -807,6 +863,7 @@ async function main(): Promise<void> {
   for (const [name, proxy] of Object.entries({ node: nodeProxy, undici: undiciProxy, floor }))
     if (proxy.child) groups[name] = proxy.child;
   if (baseline) groups.baseline = baseline;
+  if (untraced) groups.untraced = untraced;
   if (compare) groups.compare = compare;
   benchDb = createDb(DATABASE_URL, { schema: 'posts', max: 1 });
   const urls: Record<Target, string> = {
@@ -819,6 +876,7 @@ async function main(): Promise<void> {
     gateway: gatewayUrl,
     gateway304: gatewayUrl,
     baseline: baselineUrl,
+    untraced: untracedUrl,
   };
 
   const cores = os.cpus().length;
@@ -866,11 +924,22 @@ async function main(): Promise<void> {
         // so dead row versions and index entries pile up and slow every later run. Start each
         // measured run from a vacuumed table.
         await benchDb`vacuum posts.posts`;
+        const spansBefore = sinkUrl ? ((await sinkSpans(sinkUrl)).gateway ?? 0) : 0;
         const before = cpuSnapshot(groups, DATABASE_NAME);
         const result = runWrk(plan, connections, DURATION, `r${round}`);
         const cpuMs = { wrk: result.cpuMs, ...cpuUsedMs(before, cpuSnapshot(groups, DATABASE_NAME)) };
+        const gatewaySpans = sinkUrl ? ((await sinkSpans(sinkUrl)).gateway ?? 0) - spansBefore : undefined;
         const rps = result.requests / (result.durationUs / 1e6);
-        rows.push({ connections, round, target, rps, result, cpuMs, loadAvg: os.loadavg()[0]! });
+        rows.push({
+          connections,
+          round,
+          target,
+          rps,
+          result,
+          cpuMs,
+          loadAvg: os.loadavg()[0]!,
+          gatewaySpans,
+        });
         console.log(
           `c=${connections} round ${round} ${target.padEnd(7)} ${rps.toFixed(0).padStart(6)} req/s  ` +
             `p50 ${ms(result.p50Us)} ms  p99 ${ms(result.p99Us)} ms  non-2xx ${result.non2xx}`,
@@ -924,6 +993,7 @@ const STOP_ORDER = [
   'floor',
   'gateway',
   'baseline',
+  'untraced',
   'compare',
   'posts',
   'users',

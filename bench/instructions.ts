@@ -82,12 +82,12 @@ export async function countedBatches(
   return perBatch;
 }
 
-/** One line per checkout: the median of its batches, and every batch. */
-export function reportCounted(checkout: string, perBatch: number[]): void {
+/** One line per checkout: the median of its batches, and every batch; `note` says how it ran. */
+export function reportCounted(checkout: string, perBatch: number[], note = ''): void {
   const commit = execFileSync('git', ['-C', checkout, 'log', '-1', '--format=%h %s'], { encoding: 'utf8' })
     .trim()
     .slice(0, 90);
-  reportLine(`${checkout} (${commit})`, perBatch);
+  reportLine(`${checkout} (${commit})${note}`, perBatch);
 }
 
 /** One line for what was counted: the median of its batches, and every batch. */

@@ -124,9 +124,10 @@ export class BenchChildren {
 /**
  * BENCH_TRACING=1: every service started after this traces every request (100 % sampled) to a
  * local OTLP sink (bench/otlp-sink.mjs) that reads and drops each export. A checkout from before
- * tracing existed is not traced.
+ * tracing existed is not traced. Returns the sink's address, whose `/stats` counts the spans
+ * received from each service.
  */
-export async function traceEverything(children: BenchChildren, root: string): Promise<void> {
+export async function traceEverything(children: BenchChildren, root: string): Promise<string> {
   const port = await freePort();
   const sink = children.start(
     'otlp-sink',
@@ -134,9 +135,20 @@ export async function traceEverything(children: BenchChildren, root: string): Pr
     [path.join(root, 'bench', 'otlp-sink.mjs'), String(port)],
     {},
   );
-  await waitHttp(sink, `http://127.0.0.1:${port}/`);
+  const url = `http://127.0.0.1:${port}`;
+  await waitHttp(sink, `${url}/`);
   children.extraEnv = {
-    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+    OTEL_EXPORTER_OTLP_ENDPOINT: url,
     OTEL_TRACES_SAMPLER: 'always_on',
   };
+  return url;
+}
+
+/** The environment that turns tracing off for one service of a traced bench (its `untraced` twin). */
+export const UNTRACED_ENV = { OTEL_SDK_DISABLED: 'true' };
+
+/** Spans the sink has received so far, by service name. */
+export async function sinkSpans(sinkUrl: string): Promise<Record<string, number>> {
+  const res = await fetch(`${sinkUrl}/stats`);
+  return ((await res.json()) as { spans: Record<string, number> }).spans;
 }

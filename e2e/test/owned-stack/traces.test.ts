@@ -12,6 +12,7 @@ import { UNLIMITED, type Member } from '../../src/world';
 // OTLP span kinds (the wire's enum, one above the API's).
 const SERVER = 2;
 const CLIENT = 3;
+const CONSUMER = 5;
 
 let otlp: OtlpReceiver;
 let target: Target & { owned: OwnedStack };
@@ -43,7 +44,7 @@ const newTrace = () => ({
 const traceparent = (trace: { traceId: string; parentId: string }, flags: '00' | '01') =>
   `00-${trace.traceId}-${trace.parentId}-${flags}`;
 
-/** The gateway's call to a service (its Redis calls are client spans too). */
+/** The gateway's call to a service (its only client spans: its Redis calls are not spans). */
 const upstreamCall = (s: ReceivedSpan) =>
   s.service === 'gateway' && s.kind === CLIENT && 'server.address' in s.attributes;
 
@@ -148,6 +149,33 @@ describe('one trace from the client to the webhook receiver', () => {
       });
       expect(span.name).toMatch(/^[A-Z]+( [a-z_.]+)?$/);
     }
+  });
+
+  it("a key revoked in a trace: the gateway's cache invalidation is a span of it, and no Redis call is", async () => {
+    const as = target.world.as(member);
+    const created = expectStatus(
+      await as('POST', '/api/v1/keys', { body: { name: 'traced revocation', scopes: ['read'] } }),
+      201,
+    );
+    const trace = newTrace();
+    expectStatus(
+      await as('DELETE', `/api/v1/keys/${created.body.data.id}`, {
+        headers: { traceparent: traceparent(trace, '01') },
+      }),
+      200,
+    );
+    const consumed = (s: ReceivedSpan) => s.service === 'gateway' && s.kind === CONSUMER;
+    await waitFor(() => otlp.inTrace(trace.traceId).some(consumed), {
+      timeoutMs: 20_000,
+      what: "the gateway's span of the api_key.revoked event",
+    });
+    const spans = otlp.inTrace(trace.traceId);
+    const ids = new Set(spans.map((span) => span.spanId));
+    expect(ids.has(one(spans, 'gateway consumer span', consumed).parentSpanId)).toBe(true);
+    // The gateway has no active context, so the ioredis instrumentation would make no span anyway.
+    expect(
+      otlp.spans.filter((s) => s.service === 'gateway' && s.attributes['db.system.name'] === 'redis'),
+    ).toEqual([]);
   });
 
   it('a client that says not sampled (flags 00) gets no span anywhere', async () => {

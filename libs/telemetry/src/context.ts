@@ -1,7 +1,12 @@
 import { context, propagation, ROOT_CONTEXT, trace, type Context } from '@opentelemetry/api';
 
-/** The tracer every hand-made span of this repository comes from. */
-export const tracer = () => trace.getTracer('community-platform');
+/**
+ * The tracer every hand-made span of this repository comes from. Asked for once: the API's proxy
+ * finds the SDK's tracer once tracing starts and keeps it, where `trace.getTracer` would look it up
+ * in the provider's table (a key string built) at every span.
+ */
+const communityTracer = trace.getTracer('community-platform');
+export const tracer = () => communityTracer;
 
 /**
  * The W3C `traceparent` of the active span, to store beside work that continues later (an outbox

@@ -6,20 +6,24 @@ import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace
  * `state` or a token; header captures can carry credentials. Paths, route templates, statuses,
  * SQL operations and table names stay.
  */
-const DROPPED = ['url.query', 'url.full', 'http.target', 'http.url', 'db.query.text', 'db.statement'];
-const DROPPED_PREFIXES = ['http.request.header.', 'http.response.header.'];
+const DROPPED = new Set([
+  'url.query',
+  'url.full',
+  'http.target',
+  'http.url',
+  'db.query.text',
+  'db.statement',
+]);
+const isHeaderCapture = (key: string) =>
+  key.startsWith('http.request.header.') || key.startsWith('http.response.header.');
 
-/** Runs before the exporting processor and drops what must never leave the process. */
+/** Runs before the exporting processor, on every span, and drops what must never leave the process. */
 export class SafeAttributes implements SpanProcessor {
   onStart(_span: Span, _parent: Context): void {}
 
   onEnd(span: ReadableSpan): void {
     const attributes = span.attributes as Record<string, unknown>;
-    for (const key of Object.keys(attributes)) {
-      if (DROPPED.includes(key) || DROPPED_PREFIXES.some((prefix) => key.startsWith(prefix))) {
-        delete attributes[key];
-      }
-    }
+    for (const key in attributes) if (DROPPED.has(key) || isHeaderCapture(key)) delete attributes[key];
   }
 
   forceFlush(): Promise<void> {

@@ -30,6 +30,8 @@ export interface TracingOptions {
   /**
    * False for the gateway: no context manager, so no `AsyncLocalStorage` hooks every promise of
    * its hot path; it hands each span's context on explicitly instead (gateway/src/http/tracing.ts).
+   * Nothing is ever active then, so no Redis command is a span (the ioredis instrumentation is not
+   * registered).
    */
   activeContext?: boolean;
 }
@@ -54,15 +56,22 @@ export function startTracing(service: string, { httpServer, activeContext = true
     spanProcessors: [new SafeAttributes(), new BatchSpanProcessor(exporter)],
   });
   provider.register(activeContext ? {} : { contextManager: null });
-  registerInstrumentations({ instrumentations: instrumentations(httpServer) });
+  registerInstrumentations({ instrumentations: instrumentations(httpServer, activeContext) });
 }
 
-function instrumentations(httpServer: boolean): Instrumentation[] {
+function instrumentations(httpServer: boolean, activeContext: boolean): Instrumentation[] {
   const always: Instrumentation[] = [
-    // The command's name only: arguments hold keys, counters and whatever was cached.
-    new IORedisInstrumentation({ dbStatementSerializer: (command) => command, requireParentSpan: true }),
+    // A consumed message's span continues the trace its headers carry, with or without an active
+    // context: the gateway's cache invalidations are spans of the write that caused them.
     new AmqplibInstrumentation(),
   ];
+  // A Redis command is a span only inside one (a parent span active): a process without a context
+  // manager never has one, and the instrumentation would only wrap each of its commands for nothing.
+  if (activeContext)
+    always.push(
+      // The command's name only: arguments hold keys, counters and whatever was cached.
+      new IORedisInstrumentation({ dbStatementSerializer: (command) => command, requireParentSpan: true }),
+    );
   if (!httpServer) return always;
   return [
     new HttpInstrumentation({

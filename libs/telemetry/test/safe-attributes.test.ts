@@ -18,6 +18,7 @@ it('drops query strings, full URLs, statements and captured headers before expor
     'http.target': '/api/v1/posts?access_token=secret',
     'db.statement': "select * from keys where secret = 'x'",
     'http.request.header.authorization': 'Bearer secret',
+    'http.response.header.set-cookie': 'session=secret',
     'http.route': '/api/v1/posts',
   });
   span.end();
