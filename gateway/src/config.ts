@@ -5,6 +5,7 @@ import {
   DEFAULT_AMQP_URL,
   DEFAULT_EXCHANGE,
   DEFAULT_REDIS_URL,
+  emptyAsUndefined,
   intVar,
   loadConfig,
   parseConfig,
@@ -39,6 +40,13 @@ export const gatewayConfigSchema = z.object({
   UPSTREAM_TIMEOUT_MS: intVar(10_000, 100),
   /** How long requests wait on a silent service before it is probed (and, if it is hung, failed fast). */
   UPSTREAM_STALL_MS: intVar(1_000, 100),
+  /** How long a request may wait for a slot to its service before `503 overloaded` (DESIGN.md §18). */
+  QUEUE_TIMEOUT_MS: intVar(200, 0),
+  /** Requests each service may be sent at once; unset, the bound adapts to the service's latency. */
+  UPSTREAM_MAX_IN_FLIGHT: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').optional(),
+  ),
   /** How long a client may take to send its request body (at most 64 KiB) before a 408. */
   BODY_TIMEOUT_MS: intVar(10_000, 100),
   /** express "trust proxy": which hops may set X-Forwarded-For (false: the socket address is the client). */

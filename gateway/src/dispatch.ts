@@ -1,4 +1,4 @@
-import { API_VERSION, ServiceUnavailableError } from '@community/contracts';
+import { API_VERSION, OverloadedError, ServiceUnavailableError } from '@community/contracts';
 import { EVENT_STREAM_HEADERS, hasBody, MethodNotAllowedError, signIdentity } from '@community/http-kit';
 import { OPENAPI_PATH, sendDocument } from './docs/openapi-document';
 import { sendTagged, tagged } from './http/conditional';
@@ -66,11 +66,12 @@ async function relayStream(deps: GatewayDeps, ctx: RequestContext, upstream: Ups
 
 /**
  * Sends the request to the service with the identity signed over the path really sent, and passes
- * its answer on; a service that cannot answer is `503` (or, mid-answer, a cut connection).
+ * its answer on; a service that cannot answer is `503` (or, mid-answer, a cut connection), one with
+ * no slot free in time `503 overloaded`.
  */
 async function forward(
   deps: GatewayDeps,
-  { req, res, record, identity, body }: RequestContext,
+  { req, res, record, identity, body, refund }: RequestContext,
   name: UpstreamName,
   how: 'proxy' | 'stream',
   onAnswer?: (status: number) => void,
@@ -89,6 +90,11 @@ async function forward(
     if (res.headersSent) {
       res.destroy();
       return;
+    }
+    // Nothing was sent: the refusal is uncharged (DESIGN.md §18), unlike a service that failed.
+    if (err instanceof OverloadedError) {
+      refund();
+      throw err;
     }
     const open = (err as { code?: string }).code === 'EOPENBREAKER';
     throw new ServiceUnavailableError(

@@ -15,6 +15,7 @@ import { AvatarsBudget } from './limits/avatars-budget';
 import { InFlight } from './limits/in-flight';
 import { TwoWindowLimiter } from './limits/limiter';
 import { createBreaker, registerBreakerMetrics, type Breaker } from './proxy/breaker';
+import { registerAdmissionMetrics } from './proxy/admission';
 import { Upstream } from './proxy/upstream';
 import { OpenStreams } from './streams/open-streams';
 import { StreamSlots } from './streams/stream-slots';
@@ -48,6 +49,7 @@ export async function start(
   const { users, keys, usage, keysBreaker } = keyLookupOf(config, registry, logger);
   const breakers = [...Object.values(upstreams).map((u) => u.breaker), keysBreaker];
   registerBreakerMetrics(registry, breakers);
+  registerAdmissionMetrics(registry, Object.values(upstreams));
 
   const amqp = new AmqpConnection({ url: config.AMQP_URL, name: SERVICE, logger });
   subscribeToInvalidations(amqp, config.AMQP_EXCHANGE, keys, logger);
@@ -151,11 +153,17 @@ function streamsOf(config: GatewayConfig, redis: Redis, keys: KeyResolver, regis
 }
 
 function upstreamsOf(config: GatewayConfig, logger: Logger) {
-  const timing = { timeoutMs: config.UPSTREAM_TIMEOUT_MS, stallMs: config.UPSTREAM_STALL_MS, logger };
+  const common = {
+    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    stallMs: config.UPSTREAM_STALL_MS,
+    queueTimeoutMs: config.QUEUE_TIMEOUT_MS,
+    maxInFlight: config.UPSTREAM_MAX_IN_FLIGHT,
+    logger,
+  };
   return {
-    posts: new Upstream({ name: 'posts', target: config.POSTS_SERVICE_URL, ...timing }),
-    users: new Upstream({ name: 'users', target: config.USERS_SERVICE_URL, ...timing }),
-    webhooks: new Upstream({ name: 'webhooks', target: config.WEBHOOK_SERVICE_URL, ...timing }),
+    posts: new Upstream({ name: 'posts', target: config.POSTS_SERVICE_URL, ...common }),
+    users: new Upstream({ name: 'users', target: config.USERS_SERVICE_URL, ...common }),
+    webhooks: new Upstream({ name: 'webhooks', target: config.WEBHOOK_SERVICE_URL, ...common }),
   };
 }
 

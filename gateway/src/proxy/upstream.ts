@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import type { Logger } from '@community/logging';
+import { Admission } from './admission';
 import { breakerState, CallerGoneError, createBreaker, type Breaker } from './breaker';
 import { FlightLine, type InLine } from '@community/workarounds';
 import { forward, servicePool, type Forwarded, type ForwardOptions, type ServicePool } from './forward';
@@ -29,6 +30,10 @@ export interface UpstreamOptions {
   lookup?: LookupFunction;
   /** At most this many requests on their way to the service at once (256); more wait their turn. */
   connections?: number;
+  /** How long a request may wait for one of the service's slots (QUEUE_TIMEOUT_MS) before `503 overloaded`. */
+  queueTimeoutMs?: number;
+  /** A fixed bound on the requests in flight to the service (UPSTREAM_MAX_IN_FLIGHT); else adaptive. */
+  maxInFlight?: number;
 }
 
 /** A request waiting on the service. */
@@ -100,9 +105,20 @@ class StalledError extends Error {}
 const WATCH_INTERVAL_MS = 250;
 
 /**
- * One service behind the gateway: a keep-alive proxy and one circuit breaker. The breaker counts
- * only what the service did (DESIGN.md §9): refused or reset connections, 5xx answers and no answer
- * within `timeoutMs` fail; a 4xx or a client that goes away do not.
+ * What a request that did not answer says about the service, for its admission: nothing when the
+ * client left or the breaker refused it unsent; a failure of the service's own otherwise.
+ */
+function sampleOf(err: unknown): number | null {
+  if (err instanceof CallerGoneError) return null;
+  if ((err as { code?: string }).code === 'EOPENBREAKER') return null;
+  return Infinity;
+}
+
+/**
+ * One service behind the gateway: a bound on what it is sent at once (proxy/admission.ts), a
+ * keep-alive proxy and one circuit breaker. The breaker counts only what the service did (DESIGN.md
+ * §9): refused or reset connections, 5xx answers and no answer within `timeoutMs` fail; a 4xx or a
+ * client that goes away do not.
  *
  * A stopped (not dead) process accepts connections and answers nothing, so no request fails before
  * its full `timeoutMs`. A watchdog covers that without cutting slow requests short: once a request
@@ -114,6 +130,7 @@ const WATCH_INTERVAL_MS = 250;
  */
 export class Upstream {
   readonly breaker: Breaker;
+  readonly admission: Admission;
   private readonly inFlight = new FlightLine<InFlight>();
   private readonly service: ServicePool;
   private readonly streams: Streams;
@@ -128,6 +145,11 @@ export class Upstream {
     this.service = servicePool(opts);
     this.streams = new Streams(opts);
     this.breaker = createBreaker(opts.name, opts.logger, opts.resetTimeoutMs);
+    this.admission = new Admission({
+      name: opts.name,
+      queueTimeoutMs: opts.queueTimeoutMs ?? 200,
+      maxInFlight: opts.maxInFlight,
+    });
     this.watch = setInterval(() => this.check(), WATCH_INTERVAL_MS).unref();
   }
 
@@ -145,29 +167,50 @@ export class Upstream {
   }
 
   /**
-   * Proxies the request; rejects (the caller answers 503) when the service is unreachable, stalled
-   * or its breaker open. A 5xx of the service's own is passed on as it is (and counted).
+   * Proxies the request once admitted (proxy/admission.ts); rejects (the caller answers 503) when no
+   * slot freed in time, or the service is unreachable, stalled or its breaker open. A 5xx of the
+   * service's own is passed on as it is (and counted).
    */
   async proxy(req: IncomingMessage, res: ServerResponse, options: ForwardOptions = {}): Promise<void> {
+    const admitted = this.admission.admit(res);
+    if (admitted) {
+      try {
+        await admitted;
+      } catch (err) {
+        if (err instanceof CallerGoneError) return;
+        throw err;
+      }
+    }
+    const sentAt = performance.now();
+    let latencyMs: number | null = null;
     try {
-      await this.breaker.fire(
-        () =>
-          new Promise<void>((resolve, reject) => {
-            const flight: InFlight = { started: performance.now(), resolve, reject, prev: null, next: null };
-            this.inFlight.add(flight);
-            flight.upstream = forward(req, res, this.service, options, {
-              answered: (status, ownFault) => {
-                this.lastAnswerAt = performance.now();
-                this.settle(flight, status >= 500 && !ownFault ? new ServerErrorAnswer() : null);
-              },
-              failed: (err) => this.settle(flight, err),
-            });
-          }),
-      );
+      await this.send(req, res, options);
+      latencyMs = performance.now() - sentAt;
     } catch (err) {
+      latencyMs = sampleOf(err);
       if (err instanceof ServerErrorAnswer || err instanceof CallerGoneError) return;
       throw err;
+    } finally {
+      this.admission.release(sentAt, latencyMs);
     }
+  }
+
+  /** Sends the request through the breaker: settles with the answer's head or the failure. */
+  private send(req: IncomingMessage, res: ServerResponse, options: ForwardOptions): Promise<unknown> {
+    return this.breaker.fire(
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const flight: InFlight = { started: performance.now(), resolve, reject, prev: null, next: null };
+          this.inFlight.add(flight);
+          flight.upstream = forward(req, res, this.service, options, {
+            answered: (status, ownFault) => {
+              this.lastAnswerAt = performance.now();
+              this.settle(flight, status >= 500 && !ownFault ? new ServerErrorAnswer() : null);
+            },
+            failed: (err) => this.settle(flight, err),
+          });
+        }),
+    );
   }
 
   /**

@@ -30,6 +30,17 @@ describe('gateway configuration', () => {
     );
   });
 
+  it('defaults admission (DESIGN.md §18) to an adaptive bound and a 200 ms wait', () => {
+    const config = parseGatewayConfig(base);
+    expect(config.QUEUE_TIMEOUT_MS).toBe(200);
+    expect(config.UPSTREAM_MAX_IN_FLIGHT).toBeUndefined();
+    expect(parseGatewayConfig({ ...base, UPSTREAM_MAX_IN_FLIGHT: '64' }).UPSTREAM_MAX_IN_FLIGHT).toBe(64);
+    expect(() => parseGatewayConfig({ ...base, UPSTREAM_MAX_IN_FLIGHT: '0' })).toThrow(
+      'UPSTREAM_MAX_IN_FLIGHT: must be at least 1',
+    );
+    expect(() => parseGatewayConfig({ ...base, QUEUE_TIMEOUT_MS: 'soon' })).toThrow('QUEUE_TIMEOUT_MS');
+  });
+
   it('reads CORS_ALLOWED_ORIGINS as any origin by default, or exact origins, one line per bad one', () => {
     expect(parseGatewayConfig(base).CORS_ALLOWED_ORIGINS).toBe('*');
     const listed = parseGatewayConfig({

@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   internal_error: 500,
   service_unavailable: 503,
   search_timeout: 503,
+  overloaded: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -150,7 +151,7 @@ export class ServiceUnavailableError extends AppError {
   constructor(
     message = 'the service is temporarily unavailable',
     readonly retryAfterSeconds = 5,
-    code: 'service_unavailable' | 'search_timeout' = 'service_unavailable',
+    code: 'service_unavailable' | 'search_timeout' | 'overloaded' = 'service_unavailable',
   ) {
     super(code, message);
   }
@@ -160,6 +161,16 @@ export class ServiceUnavailableError extends AppError {
 export class SearchTimeoutError extends ServiceUnavailableError {
   constructor(message = 'the search took too long; narrow it or try again shortly', retryAfterSeconds = 5) {
     super(message, retryAfterSeconds, 'search_timeout');
+  }
+}
+
+/**
+ * The gateway sends a service only so many requests at once, and a request found no free slot
+ * within QUEUE_TIMEOUT_MS (DESIGN.md §18): uncharged, retry in a second.
+ */
+export class OverloadedError extends ServiceUnavailableError {
+  constructor(service: string) {
+    super(`the ${service} service is busy; try again in a second`, 1, 'overloaded');
   }
 }
 

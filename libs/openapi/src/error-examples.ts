@@ -75,6 +75,7 @@ export const ERROR_EXAMPLES: Record<Exclude<ErrorCode, 'method_not_allowed'>, Re
     details: { request_id: '0f9c2f0e-5b1e-4c57-9d1a-2f4f2b7c8e11' },
   },
   service_unavailable: { error: 'service_unavailable', message: 'the posts service did not answer' },
+  overloaded: { error: 'overloaded', message: 'the posts service is busy; try again in a second' },
   search_timeout: {
     error: 'search_timeout',
     message: 'the search took too long; narrow it or try again shortly',

@@ -157,7 +157,7 @@ export const ERROR_RESPONSES: Record<number, ErrorResponse> = {
   503: {
     name: 'ServiceUnavailable',
     description:
-      'A service is down or slower than the gateway waits (`service_unavailable`), or a search ran into its time limit (`search_timeout`, counted); try again after `Retry-After`.',
+      'A service is down or slower than the gateway waits (`service_unavailable`), a search ran into its time limit (`search_timeout`, counted), or the service has as many requests in flight as the gateway sends it and none finished within the gateway’s wait bound (`overloaded`, `Retry-After: 1`, uncharged); try again after `Retry-After`.',
     headers: ['Retry-After'],
   },
 };

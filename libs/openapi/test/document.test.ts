@@ -218,7 +218,7 @@ describe('the examples', () => {
     expect(RESOURCE_EXAMPLES.CreatedApiKey.key).toMatch(/^cpk_[0-9A-Za-z]{40}$/);
     expect(RESOURCE_EXAMPLES.CreatedApiKey.key.startsWith(RESOURCE_EXAMPLES.CreatedApiKey.prefix)).toBe(true);
     expect(Buffer.from(RESOURCE_EXAMPLES.CreatedWebhook.secret.slice(6), 'base64')).toHaveLength(32);
-    expect(Object.keys(ERROR_EXAMPLES)).toHaveLength(22);
+    expect(Object.keys(ERROR_EXAMPLES)).toHaveLength(23);
     const app = RESOURCE_EXAMPLES.OAuthAppWithSecret;
     expect(app.client_id).toMatch(/^cpi_[0-9A-Za-z]{24}$/);
     expect(app.client_secret).toMatch(/^cps_[0-9A-Za-z]{40}$/);

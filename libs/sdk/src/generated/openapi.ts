@@ -1926,7 +1926,7 @@ export interface components {
     };
     ServiceUnavailableError: {
       /** @enum {string} */
-      error: 'service_unavailable' | 'search_timeout';
+      error: 'service_unavailable' | 'search_timeout' | 'overloaded';
       message: string;
       details?: {
         [key: string]: unknown;
