@@ -53,6 +53,7 @@ finish() {
     fi
     teardown_stack
   fi
+  remove_isolation
   stop_engine
   rm -rf "$WORK"
   if ((status == 0)); then
@@ -101,7 +102,6 @@ SCALE=${CONTAINERS_SCALE:-2}
 export E2E_COMPOSE_SCALE=$SCALE
 step "compose up (project $PROJECT, gateway on 127.0.0.1:$GATEWAY_PORT, $SCALE of each data service)"
 STACK_STARTED=1
-create_isolated_networks
 compose up --detach --no-build \
   --scale posts-service="$SCALE" --scale users-service="$SCALE" --scale webhook-service="$SCALE" \
   >"$WORK/up.log" 2>&1 || {
@@ -109,6 +109,7 @@ compose up --detach --no-build \
   die "compose up failed"
 }
 wait_healthy 300
+isolate_networks
 check_bridges_pinned
 check_prometheus
 

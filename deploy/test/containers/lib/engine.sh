@@ -97,26 +97,36 @@ check_bridges_pinned() {
   step "bridges keep their MAC: ${pinned[*]}"
 }
 
-# Docker keeps its bridge networks apart: a container on one cannot reach another network's
-# addresses (its isolation chains). netavark does that only for a network created with
-# `isolate=true`, an option compose v1 cannot pass here (podman 4.3 does not report it back, so
-# every later `up` wants the network recreated). So the project's networks are created first, as
-# compose would name and label them and isolated, and compose finds them made: without that, a
-# client on edge reaches webhook-service by its egress address (e2e/test/compose-stack).
-create_isolated_networks() {
-  local name internal
-  compose --profile observability --profile e2e --profile demo config | node -e '
-    const { parse } = require("yaml");
-    let text = "";
-    process.stdin.on("data", (c) => (text += c)).on("end", () => {
-      for (const [name, n] of Object.entries(parse(text).networks ?? {}))
-        console.log(name, n?.internal ? "internal" : "-");
-    });' | while read -r name internal; do
-    podman network create --opt isolate=true $([ "$internal" = internal ] && echo --internal) \
-      --label "com.docker.compose.project=$PROJECT" --label "com.docker.compose.network=$name" \
-      --label "com.docker.compose.version=$(docker-compose version --short)" "${PROJECT}_$name" >/dev/null ||
-      die "could not create network ${PROJECT}_$name"
+# Docker keeps a project's bridge networks apart (its DOCKER-ISOLATION chains): a container on one
+# cannot reach another's addresses. netavark does so only for networks created with `isolate=true`,
+# which compose v1 cannot pass through podman 4.3 (the option is not reported back, so every later
+# `up` wants the network recreated), and which, tried by creating the networks first, lost the edge
+# network's rules during the run. So the runner adds Docker's rule itself, for the project's bridges,
+# in a chain of its own that teardown removes. Without it a client on edge reaches webhook-service by
+# its egress address (e2e/test/compose-stack).
+isolate_networks() {
+  local chain="COMMUNITY-ISOLATION-$$" bridges=() network from to
+  for network in $(podman network ls --filter "label=com.docker.compose.project=$PROJECT" --format '{{.Name}}'); do
+    bridges+=("$(podman network inspect "$network" --format '{{.NetworkInterface}}')")
   done
+  ((${#bridges[@]} > 1)) || die "expected the project's networks, found ${bridges[*]:-none}"
+  iptables -N "$chain"
+  ISOLATION_CHAIN=$chain
+  for from in "${bridges[@]}"; do
+    for to in "${bridges[@]}"; do
+      [ "$from" = "$to" ] || iptables -A "$chain" -i "$from" -o "$to" -j DROP
+    done
+  done
+  iptables -I FORWARD 1 -j "$chain"
+  step "networks kept apart as Docker keeps them: ${bridges[*]}"
+}
+
+remove_isolation() {
+  [ -n "${ISOLATION_CHAIN:-}" ] || return 0
+  iptables -D FORWARD -j "$ISOLATION_CHAIN" 2>/dev/null
+  iptables -F "$ISOLATION_CHAIN" 2>/dev/null
+  iptables -X "$ISOLATION_CHAIN" 2>/dev/null
+  ISOLATION_CHAIN=
 }
 
 stop_engine() {
