@@ -117,9 +117,11 @@ const BASELINE_PERIOD_MS = 10_000;
  * window of answers is judged by its median latency against the lowest median seen lately. Well
  * above it — requests queue inside the service — the bound is cut in proportion, at most halved;
  * a failure (no answer in time, a refused connection, a 5xx of the service's own) counts as slow
- * beyond measure, so a window mostly failing halves it. Otherwise, while at least half of the bound
- * is in use, it grows by one. Only answers to requests sent under the present bound are judged: an
- * older one says nothing about it.
+ * beyond measure, so a window mostly failing halves it. Only a full bound is cut: with slots to
+ * spare, the gateway's concurrency is not what slows the service (a busy machine, one slow query),
+ * and a smaller bound would only refuse requests the service could take. Otherwise, while at least
+ * half of the bound is in use, it grows by one. Only answers to requests sent under the present
+ * bound are judged: an older one says nothing about it.
  */
 class AdaptiveLimit {
   limit = INITIAL;
@@ -135,11 +137,13 @@ class AdaptiveLimit {
     if (this.window.length < WINDOW) return;
     const median = this.window.sort((a, b) => a - b)[WINDOW >> 1]!;
     const busy = this.demand * 2 >= this.limit;
+    const full = this.demand >= this.limit;
     this.window = [];
     this.demand = 0;
     const tolerated = this.baseline(median) * TOLERANCE + SLACK_MS;
-    if (median > tolerated) this.set(this.limit * Math.max(DEEPEST_CUT, tolerated / median));
-    else if (busy) this.set(this.limit + 1);
+    if (median > tolerated) {
+      if (full) this.set(this.limit * Math.max(DEEPEST_CUT, tolerated / median));
+    } else if (busy) this.set(this.limit + 1);
   }
 
   private baseline(median: number): number {

@@ -139,6 +139,18 @@ describe('Admission without a fixed bound', () => {
     expect(admission.limit).toBe(Math.floor(before * 0.75));
   });
 
+  it('does not cut a bound that is not full: slow answers to a few requests refuse nobody', () => {
+    const admission = adaptive();
+    round(admission, 2);
+    const before = admission.limit;
+    for (let i = 0; i < 100; i++) {
+      const sentAt = performance.now();
+      for (let j = 0; j < 8; j++) admission.admit(client());
+      for (let j = 0; j < 8; j++) admission.release(sentAt, 500);
+    }
+    expect(admission.limit).toBe(before);
+  });
+
   it('at most halves per window, down to a floor of 4, and grows back after the slow spell', () => {
     const admission = adaptive();
     round(admission, 2);
