@@ -120,10 +120,15 @@ export async function seedDemo(options: SeedOptions): Promise<SeedReport> {
   const report: SeedReport = { added: nothingAdded(), found: { members: 0, posts: 0 }, notes: [] };
   const admin = await adminOf(options.baseUrl, options.admin, report.notes);
   const categoryIds = await ensureCategories(admin, plan, report.added);
-  const ids = await Promise.all(plan.members.map((m) => findMember(admin, m.username)));
-  const titles = await Promise.all(
-    ids.map((id) => (id === null ? new Set<string>() : postedTitles(admin, id))),
-  );
+  // A few lookups at a time: a burst of one per member fills the gateway's bound on users-service
+  // and the excess is refused 503 overloaded (DESIGN.md §18), which a seeder should not cause.
+  const ids: (number | null)[] = [];
+  const titles: Set<string>[] = [];
+  await inParallel([...plan.members.keys()], 4, async (index) => {
+    const id = await findMember(admin, plan.members[index]!.username);
+    ids[index] = id;
+    titles[index] = id === null ? new Set<string>() : await postedTitles(admin, id);
+  });
   report.found.members = ids.filter((id) => id !== null).length;
   const missing = [...plan.posts.entries()].filter(([, post]) => !titles[post.author]!.has(post.title));
   report.found.posts = plan.posts.length - missing.length;
