@@ -67,6 +67,7 @@ import {
   build,
   DEPLOYED_NODE_ARGS,
   BenchChildren,
+  runBench,
   stopChild,
   sinkSpans,
   traceEverything,
@@ -77,6 +78,7 @@ import {
 import {
   benchPlace,
   clearBenchAmqp,
+  clearBenchPlace,
   dataServiceEnv,
   clearRedisPrefix,
   dropBenchDatabase,
@@ -1010,16 +1012,7 @@ function cleanup(): Promise<void> {
       spawnSync('git', ['worktree', 'remove', '--force', baselineDir], { cwd: root });
       baselineDir = undefined;
     }
-    const steps: [string, () => Promise<void>][] = [
-      ['database', () => dropBenchDatabase(DATABASE_URL)],
-      ['redis', () => clearRedisPrefix(REDIS_URL, REDIS_PREFIX)],
-      ['amqp', () => clearBenchAmqp(AMQP_URL, EXCHANGE, SERVICES)],
-    ];
-    for (const [what, step] of steps) {
-      await step().catch((err: unknown) =>
-        console.error(`cleanup of ${what} failed: ${(err as Error).message}`),
-      );
-    }
+    await clearBenchPlace(place, SERVICES);
     if ((process.exitCode && process.exitCode !== 0) || KEEP_LOGS) {
       console.error(`logs kept in ${workDir}`);
     } else {
@@ -1030,18 +1023,4 @@ function cleanup(): Promise<void> {
   return cleaning;
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    console.error(`\n${signal}: stopping`);
-    process.exitCode = 130;
-    void cleanup().then(() => process.exit(130));
-  });
-}
-
-main()
-  .catch((err: unknown) => {
-    const cause = err instanceof Error && err.cause instanceof Error ? ` (${err.cause.message})` : '';
-    console.error(err instanceof Error ? `${err.message}${cause}` : err);
-    process.exitCode = 1;
-  })
-  .finally(() => cleanup());
+runBench(main, cleanup);

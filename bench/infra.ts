@@ -93,3 +93,20 @@ export async function clearBenchAmqp(amqpUrl: string, exchange: string, services
   const names = topologyNames(exchange, 'x');
   await deleteAmqpObjects(amqpUrl, { queues, exchanges: [names.exchange, names.deadLetterExchange] });
 }
+
+/**
+ * Drops the bench's database, Redis keys and queues (of `services`) and exchange; a step that fails
+ * is said and the others still run.
+ */
+export async function clearBenchPlace(place: BenchPlace, services: string[]): Promise<void> {
+  const steps: [string, () => Promise<void>][] = [
+    ['database', () => dropBenchDatabase(place.databaseUrl)],
+    ['redis', () => clearRedisPrefix(place.redisUrl, place.redisPrefix)],
+    ['amqp', () => clearBenchAmqp(place.amqpUrl, place.exchange, services)],
+  ];
+  for (const [what, step] of steps) {
+    await step().catch((err: unknown) =>
+      console.error(`cleanup of ${what} failed: ${(err as Error).message}`),
+    );
+  }
+}

@@ -4,7 +4,8 @@ import { signIdentity } from '@community/http-kit';
 const CLIENT = process.env.BENCH_CLIENT ?? 'http';
 if (CLIENT !== 'http' && CLIENT !== 'fetch') throw new Error('BENCH_CLIENT must be http or fetch');
 
-function percentile(sorted: number[], p: number): number {
+/** The value below which `p` % of `sorted` (ascending) lie. */
+export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 

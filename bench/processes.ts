@@ -152,3 +152,20 @@ export async function sinkSpans(sinkUrl: string): Promise<Record<string, number>
   const res = await fetch(`${sinkUrl}/stats`);
   return ((await res.json()) as { spans: Record<string, number> }).spans;
 }
+
+/** Runs a bench's `main`, then `cleanup` however it ends: done, failed, or SIGINT / SIGTERM (exit 130). */
+export function runBench(main: () => Promise<void>, cleanup: () => Promise<void>): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      console.error(`\n${signal}: stopping`);
+      process.exitCode = 130;
+      void cleanup().then(() => process.exit(130));
+    });
+  main()
+    .catch((err: unknown) => {
+      const cause = err instanceof Error && err.cause instanceof Error ? ` (${err.cause.message})` : '';
+      console.error(err instanceof Error ? `${err.message}${cause}` : err);
+      process.exitCode = 1;
+    })
+    .finally(() => cleanup());
+}

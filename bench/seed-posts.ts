@@ -42,20 +42,20 @@ export async function seedPosts(
   return ids;
 }
 
+let registered = 0;
+
 /**
  * An account registered through the gateway at `gatewayUrl`, on the enterprise plan with limits far
- * above any run, with a `read` API key, and `posts` posts of its own: what the gateway benches load.
+ * above any run, with a `read` API key.
  */
-export async function benchAccount(
+export async function enterpriseAccount(
   usersUrl: string,
-  postsUrl: string,
   gatewayUrl: string,
   token: string,
-  posts: number,
-): Promise<{ userId: number; key: string; ids: number[] }> {
+): Promise<{ userId: number; key: string }> {
   const users = apiClient(usersUrl, token);
-  const name = `bench_${Date.now().toString(36)}`;
-  const registered = await fetch(`${gatewayUrl}/api/v1/auth/register`, {
+  const name = `bench_${Date.now().toString(36)}_${++registered}`;
+  const registration = await fetch(`${gatewayUrl}/api/v1/auth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
@@ -64,11 +64,11 @@ export async function benchAccount(
       password: 'a long bench password',
     }),
   });
-  const registeredBody = (await registered.json()) as { data?: { id: number } };
-  if (registered.status !== 201 || !registeredBody.data) {
-    throw new Error(`registration answered ${registered.status}: ${JSON.stringify(registeredBody)}`);
+  const registrationBody = (await registration.json()) as { data?: { id: number } };
+  if (registration.status !== 201 || !registrationBody.data) {
+    throw new Error(`registration answered ${registration.status}: ${JSON.stringify(registrationBody)}`);
   }
-  const userId = registeredBody.data.id;
+  const userId = registrationBody.data.id;
   const owner = actor(userId, 'member', ['read', 'write', 'keys', 'webhooks']);
   const key = await users(owner, 'POST', '/keys', { body: { name: 'bench key', scopes: ['read'] } });
   if (key.status !== 201) throw new Error(`key not minted: ${key.text}`);
@@ -77,6 +77,21 @@ export async function benchAccount(
     body: { plan: 'enterprise', hourly_limit: 100_000_000, daily_limit: 1_000_000_000 },
   });
   if (plan.status !== 200) throw new Error(`plan not set: ${plan.text}`);
-  const ids = await seedPosts(apiClient(postsUrl, token), userId, posts);
-  return { userId, key: key.body.data.key as string, ids };
+  return { userId, key: key.body.data.key as string };
+}
+
+/**
+ * An enterprise account (see {@link enterpriseAccount}) with `posts` posts of its own: what the
+ * gateway benches load.
+ */
+export async function benchAccount(
+  usersUrl: string,
+  postsUrl: string,
+  gatewayUrl: string,
+  token: string,
+  posts: number,
+): Promise<{ userId: number; key: string; ids: number[] }> {
+  const account = await enterpriseAccount(usersUrl, gatewayUrl, token);
+  const ids = await seedPosts(apiClient(postsUrl, token), account.userId, posts);
+  return { ...account, ids };
 }

@@ -20,6 +20,7 @@ import { Webhook } from 'standardwebhooks';
 import { createDb, type Sql } from '@community/db';
 import { actor, apiClient, freePort } from '@community/test-harness';
 import { benchPlace, clearBenchAmqp, clearRedisPrefix, dropBenchDatabase, intEnv } from './infra';
+import { runBench } from './processes';
 
 const root = path.resolve(__dirname, '..');
 const place = benchPlace('wh', 'BENCH_WH_DATABASE_URL');
@@ -405,16 +406,4 @@ function cleanup(): Promise<void> {
   return cleaning;
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    process.exitCode = 130;
-    void cleanup().then(() => process.exit(130));
-  });
-}
-
-main()
-  .catch((err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exitCode = 1;
-  })
-  .finally(() => cleanup());
+runBench(main, cleanup);

@@ -1,0 +1,318 @@
+/**
+ * Overload (DESIGN.md §18, issue #47): `npm run bench:overload`, loopback only, bounded.
+ *
+ * users-service, posts-service and the gateway run as their images do, each a process of its own,
+ * all pinned to CPU 0 with `taskset`; this process, the load generator, pins itself to CPU 1.
+ * PostgreSQL, Redis and RabbitMQ are the machine's own and float. Load goes through the gateway,
+ * open loop (bench/open-loop.ts), on a mix of 7 × GET /api/v1/posts/{id} (100 posts in rotation),
+ * 2 × GET /api/v1/posts?limit=20 and 1 × GET /api/v1/posts?q=lorem in every 10, spread over 20
+ * enterprise accounts whose hourly and daily budgets (10^8, 10^9) no run comes near.
+ * 1. Warm-up and a first guess: BENCH_CLOSED_CONNECTIONS (32) callers back to back for
+ *    BENCH_STEP_SECONDS (5): X answers a second.
+ * 2. Unloaded: BENCH_UNLOADED_RATE (50) a second for 15 s: its p50 and p99.
+ * 3. Capacity: open-loop steps of BENCH_STEP_SECONDS from 0.4 X up to 3.6 X; capacity is the
+ *    highest rate whose answers are ≥ 99 % 2xx with p99 ≤ 5 × the unloaded p99 (the bound §18
+ *    sets the admitted answers under overload).
+ * 4. Overload: 3 × capacity for BENCH_OVERLOAD_SECONDS (30), and beside it a light client on
+ *    another account (BENCH_LIGHT_RATE, 3 a second, on a connection of its own); the resident
+ *    memory of every process every 5 s.
+ *
+ * Env also: BENCH_CONNECTIONS (1024: the generator's connections to the gateway), BENCH_UNBOUNDED
+ * (unset: when 1, step 4 runs again against a second gateway of this checkout whose bound is out of
+ * reach, UPSTREAM_MAX_IN_FLIGHT=1000000: the gateway as it was before admission, in the same run),
+ * BENCH_QUEUE_TIMEOUT_MS (the gateway's QUEUE_TIMEOUT_MS; unset, its default), BENCH_RUN,
+ * BENCH_LOG_LEVEL (warn), BENCH_NAMESPACE (ol), BENCH_OL_DATABASE_URL, BENCH_REDIS_URL, BENCH_AMQP_URL.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '@community/test-harness';
+import { gatewayConfigSchema } from '../gateway/src/config';
+import { benchPlace, clearBenchPlace, dataServiceEnv, intEnv } from './infra';
+import { closedLoop, loadPool, openLoop, type Call, type Tally } from './open-loop';
+import {
+  build,
+  BenchChildren,
+  DEPLOYED_NODE_ARGS,
+  runBench,
+  serviceArgs,
+  waitHttp,
+  type Child,
+} from './processes';
+import { benchAccount, enterpriseAccount } from './seed-posts';
+
+const root = path.resolve(__dirname, '..');
+const place = benchPlace('ol', 'BENCH_OL_DATABASE_URL');
+const SERVICES = ['posts-service', 'users-service'];
+const STEP_SECONDS = intEnv('BENCH_STEP_SECONDS', 5);
+const OVERLOAD_SECONDS = intEnv('BENCH_OVERLOAD_SECONDS', 30);
+const UNLOADED_RATE = intEnv('BENCH_UNLOADED_RATE', 50);
+const LIGHT_RATE = intEnv('BENCH_LIGHT_RATE', 3);
+const CONNECTIONS = intEnv('BENCH_CONNECTIONS', 1024);
+const CLOSED_CONNECTIONS = intEnv('BENCH_CLOSED_CONNECTIONS', 32);
+const ACCOUNTS = 20;
+const POSTS = 100;
+const QUEUE_TIMEOUT_MS = gatewayConfigSchema.shape.QUEUE_TIMEOUT_MS.parse(process.env.BENCH_QUEUE_TIMEOUT_MS);
+/** Steps of the capacity search, × the closed loop's rate (a cold stack's: it may well be passed). */
+const STEPS = [0.4, 0.55, 0.7, 0.85, 1, 1.2, 1.45, 1.75, 2.1, 2.5, 3, 3.6];
+const RSS_EVERY_MS = 5_000;
+const [STACK_CPU, GENERATOR_CPU] = ['0', '1'];
+
+const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ol-'));
+const children = new BenchChildren({ cwd: root, workDir, logLevel: process.env.BENCH_LOG_LEVEL ?? 'warn' });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const ms = (value: number) => value.toFixed(1);
+
+/** The service in `dir`, as its image runs it, on the stack's CPU. */
+async function pinned(name: string, dir: string, env: NodeJS.ProcessEnv, portVar: string) {
+  const port = await freePort();
+  const args = ['-c', STACK_CPU, process.execPath, ...serviceArgs(dir, DEPLOYED_NODE_ARGS)];
+  const child = children.start(
+    name,
+    'taskset',
+    args,
+    children.serviceEnv({ ...env, [portVar]: String(port) }),
+  );
+  const url = `http://127.0.0.1:${port}`;
+  await waitHttp(child, `${url}/readyz`);
+  return { child, url };
+}
+
+async function startStack(token: string) {
+  const common = dataServiceEnv(place, token);
+  // One after the other: both migrate the same database on first start. 21 accounts register from here.
+  const users = await pinned(
+    'users',
+    'users-service',
+    { ...common, REGISTRATIONS_PER_HOUR_PER_IP: '100' },
+    'USERS_SERVICE_PORT',
+  );
+  const posts = await pinned('posts', 'posts-service', common, 'POSTS_SERVICE_PORT');
+  const gateway = (name: string, env: NodeJS.ProcessEnv = {}) =>
+    pinned(
+      name,
+      'gateway',
+      {
+        INTERNAL_TOKEN: token,
+        AMQP_URL: place.amqpUrl,
+        AMQP_EXCHANGE: place.exchange,
+        REDIS_URL: place.redisUrl,
+        REDIS_PREFIX: place.redisPrefix,
+        USERS_SERVICE_URL: users.url,
+        POSTS_SERVICE_URL: posts.url,
+        WEBHOOK_SERVICE_URL: 'http://127.0.0.1:9',
+        SHUTDOWN_GRACE_MS: '1000',
+        QUEUE_TIMEOUT_MS: String(QUEUE_TIMEOUT_MS),
+        ...env,
+      },
+      'GATEWAY_PORT',
+    );
+  const gateways = [await gateway('gateway')];
+  if (process.env.BENCH_UNBOUNDED === '1')
+    gateways.push(await gateway('unbounded', { UPSTREAM_MAX_IN_FLIGHT: '1000000' }));
+  return { users, posts, gateways };
+}
+
+/** The i-th request of the mix, from one of `keys` in turn. */
+function mix(keys: string[], ids: number[]) {
+  return (i: number): Call => {
+    const slot = Math.floor(i / keys.length) % 10;
+    const path =
+      slot < 7
+        ? `/api/v1/posts/${ids[i % ids.length]}`
+        : slot < 9
+          ? '/api/v1/posts?limit=20'
+          : '/api/v1/posts?q=lorem';
+    return { path, key: keys[i % keys.length]! };
+  };
+}
+
+/** Resident memory (MiB) of each process every 5 s while `work` runs. */
+async function sampleRss<T>(pids: Record<string, number>, work: Promise<T>) {
+  const rss = (pid: number) =>
+    Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
+  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(pids).map((name) => [name, []]));
+  const take = () => Object.entries(pids).forEach(([name, pid]) => samples[name]!.push(rss(pid)));
+  take();
+  const timer = setInterval(take, RSS_EVERY_MS);
+  try {
+    return { result: await work, samples };
+  } finally {
+    clearInterval(timer);
+    take();
+  }
+}
+
+function line(label: string, tally: Tally): string {
+  const s = tally.summary();
+  return (
+    `${label}: ${tally.sent} sent, ${s.goodput.toFixed(0)} 2xx/s, ${(tally.okShare * 100).toFixed(2)} % 2xx, ` +
+    `p50 ${ms(s.p50)} ms, p99 ${ms(s.p99)} ms; generator late p99 ${ms(s.lateP99)} ms, max ${ms(s.lateMax)} ms`
+  );
+}
+
+async function findCapacity(gatewayUrl: string, pick: (i: number) => Call) {
+  const pool = loadPool(gatewayUrl, CONNECTIONS);
+  try {
+    const closed = await closedLoop(pool, { concurrency: CLOSED_CONNECTIONS, seconds: STEP_SECONDS }, pick);
+    console.log(
+      line(`closed loop, ${CLOSED_CONNECTIONS} callers, ${STEP_SECONDS} s`, closed) +
+        ` (${closed.kindsLine()})`,
+    );
+    const unloaded = await openLoop(pool, { rate: UNLOADED_RATE, seconds: 15 }, pick);
+    console.log(line(`unloaded, ${UNLOADED_RATE}/s for 15 s`, unloaded));
+    const unloadedP99 = unloaded.summary().p99;
+    const bound = 5 * unloadedP99;
+    let capacity = 0;
+    for (const step of STEPS) {
+      const rate = Math.round(step * closed.summary().goodput);
+      await sleep(1000);
+      const tally = await openLoop(pool, { rate, seconds: STEP_SECONDS }, pick);
+      const ok = tally.okShare >= 0.99 && tally.summary().p99 <= bound;
+      console.log(line(`step ${step} × X = ${rate}/s`, tally) + (ok ? '' : `  ✗ (${tally.kindsLine()})`));
+      if (!ok) break;
+      capacity = rate;
+    }
+    if (!capacity) throw new Error(`no step met ≥ 99 % 2xx with p99 ≤ ${ms(bound)} ms`);
+    return { capacity, unloaded: unloaded.summary(), bound };
+  } finally {
+    await pool.close();
+  }
+}
+
+/** 3 × capacity from the accounts of `pick` and, beside it, the light client's `light` calls. */
+async function overload(
+  gateway: { child: Child; url: string },
+  rate: number,
+  load: { pick: (i: number) => Call; light: Call[]; pids: Record<string, number> },
+) {
+  const { pick, light } = load;
+  const pool = loadPool(gateway.url, CONNECTIONS);
+  const lightPool = loadPool(gateway.url, 1);
+  const pids = { ...load.pids, [gateway.child.name]: gateway.child.proc.pid!, generator: process.pid };
+  try {
+    const { result, samples } = await sampleRss(
+      pids,
+      Promise.all([
+        openLoop(pool, { rate, seconds: OVERLOAD_SECONDS }, pick),
+        openLoop(lightPool, { rate: LIGHT_RATE, seconds: OVERLOAD_SECONDS }, (i) => light[i % light.length]!),
+      ]),
+    );
+    return { heavy: result[0], light: result[1], samples, metrics: await admissionMetrics(gateway.url) };
+  } finally {
+    await Promise.all([pool.close(), lightPool.close()]);
+  }
+}
+
+async function admissionMetrics(url: string): Promise<string> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('gateway_upstream_') && l.includes('"posts"'))
+    .join('; ');
+}
+
+function report(
+  name: string,
+  run: Awaited<ReturnType<typeof overload>>,
+  capacity: number,
+  unloaded: { p99: number },
+) {
+  const s = run.heavy.summary();
+  const light = run.light.okShare;
+  const other5xx = run.heavy.count((k) => k.startsWith('5') && k !== '503 overloaded');
+  const tooMany = run.heavy.count((k) => k.startsWith('429')) + run.light.count((k) => k.startsWith('429'));
+  const errors = run.heavy.count((k) => !/^\d/.test(k));
+  const lateRejections = run.heavy.overloaded.filter((t) => t > QUEUE_TIMEOUT_MS + 50).length;
+  const growth = (series: number[]) => (series.at(-1)! - series[1]!) / series[1]!;
+  const flat = Object.values(run.samples).every((series) => growth(series) <= 0.1);
+  const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+  console.log(`\n=== ${name}: ${line('3 × capacity', run.heavy)}`);
+  console.log(`answers: ${run.heavy.kindsLine()}`);
+  console.log(`light client: ${run.light.kindsLine()}`);
+  console.log(`admission (posts) at the end: ${run.metrics}`);
+  for (const [proc, series] of Object.entries(run.samples))
+    console.log(`  RSS ${proc.padEnd(9)} ${series.map((v) => v.toFixed(0)).join(' → ')} MiB`);
+  const rows: [string, string, boolean][] = [
+    [
+      'goodput ≥ 80 % of capacity',
+      `${s.goodput.toFixed(0)}/s = ${((s.goodput / capacity) * 100).toFixed(0)} %`,
+      s.goodput >= 0.8 * capacity,
+    ],
+    [
+      'admitted p99 ≤ 5 × unloaded p99',
+      `${ms(s.p99)} ms = ${(s.p99 / unloaded.p99).toFixed(1)} × (p50 ${ms(s.p50)})`,
+      s.p99 <= 5 * unloaded.p99,
+    ],
+    [
+      `every 503 overloaded ≤ ${QUEUE_TIMEOUT_MS + 50} ms`,
+      `p99 ${ms(s.rejectedP99)} ms, max ${ms(s.rejectedMax)} ms, ${lateRejections} of ${run.heavy.overloaded.length} later`,
+      lateRejections === 0,
+    ],
+    [
+      'no other 5xx, no 429, no socket error',
+      `${other5xx} other 5xx, ${tooMany} × 429, ${errors} errors`,
+      other5xx + tooMany + errors === 0,
+    ],
+    ['memory flat (≤ +10 % from 5 s to the end)', flat ? 'yes' : 'no', flat],
+    ['light client ≥ 99 % 2xx', `${(light * 100).toFixed(1)} % of ${run.light.sent}`, light >= 0.99],
+  ];
+  for (const [target, figure, ok] of rows)
+    console.log(`  ${target.padEnd(44)} ${figure.padEnd(48)} ${verdict(ok)}`);
+}
+
+async function main(): Promise<void> {
+  const pinning = os.cpus().length >= 2;
+  if (pinning)
+    execFileSync('taskset', ['-a', '-p', '-c', GENERATOR_CPU, String(process.pid)], { stdio: 'ignore' });
+  await clearBenchPlace(place, SERVICES);
+  build(root);
+  const token = randomBytes(32).toString('base64url');
+  const { users, posts, gateways } = await startStack(token);
+  const gatewayUrl = gateways[0]!.url;
+  const first = await benchAccount(users.url, posts.url, gatewayUrl, token, POSTS);
+  const keys = [first.key];
+  while (keys.length < ACCOUNTS) keys.push((await enterpriseAccount(users.url, gatewayUrl, token)).key);
+  const lightKey = (await enterpriseAccount(users.url, gatewayUrl, token)).key;
+  const light = first.ids.map((id) => ({ path: `/api/v1/posts/${id}`, key: lightKey }));
+  const pick = mix(keys, first.ids);
+
+  const overrides = Object.entries(process.env)
+    .filter(([name]) => name.startsWith('BENCH_'))
+    .map(([name, value]) => `${name}=${value} `)
+    .join('');
+  console.log(`\ncommand: ${overrides}npm run bench:overload (${new Date().toISOString()})`);
+  console.log(
+    `node ${process.version}, ${os.cpus().length} cores; ` +
+      (pinning
+        ? `users, posts and gateway pinned to CPU ${STACK_CPU}, this generator to CPU ${GENERATOR_CPU}`
+        : 'one core: nothing pinned') +
+      `; PostgreSQL, Redis, RabbitMQ unpinned; QUEUE_TIMEOUT_MS ${QUEUE_TIMEOUT_MS}; ` +
+      `${ACCOUNTS} enterprise accounts + 1 light; load average at start ${os.loadavg()[0]!.toFixed(2)}`,
+  );
+  const { capacity, unloaded, bound } = await findCapacity(gatewayUrl, pick);
+  console.log(
+    `capacity ${capacity}/s (≥ 99 % 2xx, p99 ≤ ${ms(bound)} ms = 5 × unloaded p99); unloaded p50 ${ms(unloaded.p50)} ms, p99 ${ms(unloaded.p99)} ms`,
+  );
+  for (const gateway of gateways) {
+    await sleep(2000);
+    const pids = { users: users.child.proc.pid!, posts: posts.child.proc.pid! };
+    const run = await overload(gateway, 3 * capacity, { pick, light, pids });
+    report(gateway.child.name, run, capacity, unloaded);
+  }
+}
+
+let cleaning: Promise<void> | undefined;
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await children.stopAll();
+    await clearBenchPlace(place, SERVICES);
+    if (process.exitCode) console.error(`logs kept in ${workDir}`);
+    else fs.rmSync(workDir, { recursive: true, force: true });
+  })();
+  return cleaning;
+}
+
+runBench(main, cleanup);
