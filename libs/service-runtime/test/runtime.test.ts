@@ -126,6 +126,19 @@ it('listens on SERVICE_HOST when one is given, as containers need', async () => 
   }
 });
 
+/** A service with nothing to serve, started against `url`: for the start-up errors. */
+const startWithDatabase = (url: string) =>
+  startDataService({
+    service: 'runtime-svc',
+    schema: 'runtime',
+    migrationsDir,
+    handlers: {},
+    port: 0,
+    config: config(url),
+    logger,
+    app: () => () => {},
+  });
+
 it('says a refused login is one, not an unreachable server (a role password rotated too early)', async () => {
   const role = testRoleName('nologin');
   const admin = postgres(testInfra().pgUrl, { max: 1, onnotice: () => {} });
@@ -134,18 +147,7 @@ it('says a refused login is one, not an unreachable server (a role password rota
   const url = new URL(database.url);
   url.username = role;
   try {
-    await expect(
-      startDataService({
-        service: 'runtime-svc',
-        schema: 'runtime',
-        migrationsDir,
-        handlers: {},
-        port: 0,
-        config: config(url.toString()),
-        logger,
-        app: () => () => {},
-      }),
-    ).rejects.toThrow(
+    await expect(startWithDatabase(url.toString())).rejects.toThrow(
       /^PostgreSQL at .* refused the login \(28000\); check the user and password in DATABASE_URL$/,
     );
   } finally {
@@ -154,18 +156,7 @@ it('says a refused login is one, not an unreachable server (a role password rota
 });
 
 it('fails to start with one sentence when PostgreSQL is unreachable', async () => {
-  await expect(
-    startDataService({
-      service: 'runtime-svc',
-      schema: 'runtime',
-      migrationsDir,
-      handlers: {},
-      port: 0,
-      config: config('postgres://postgres:pw@127.0.0.1:1/nope'),
-      logger,
-      app: () => () => {},
-    }),
-  ).rejects.toThrow(
+  await expect(startWithDatabase('postgres://postgres:pw@127.0.0.1:1/nope')).rejects.toThrow(
     /^PostgreSQL is not reachable at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/nope \(ECONNREFUSED\); check that it is running and that DATABASE_URL points at it$/,
   );
 });
