@@ -67,6 +67,7 @@ import {
   build,
   DEPLOYED_NODE_ARGS,
   BenchChildren,
+  commandLine,
   runBench,
   stopChild,
   sinkSpans,
@@ -882,11 +883,7 @@ async function main(): Promise<void> {
   };
 
   const cores = os.cpus().length;
-  const overrides = Object.entries(process.env)
-    .filter(([name]) => name.startsWith('BENCH_'))
-    .map(([name, value]) => `${name}=${value} `)
-    .join('');
-  console.log(`\ncommand: ${overrides}npm run bench:gateway (${new Date().toISOString()})`);
+  console.log(`\n${commandLine('bench:gateway')}`);
   console.log(
     `GET /api/v1/posts/{id} (${POSTS} post${POSTS > 1 ? 's' : ''} in rotation), ` +
       `${CONNECTIONS.join(' then ')} connections, wrk ${THREADS} thread, ${WARMUP} s warm-up + ${DURATION} s measured ` +

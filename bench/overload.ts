@@ -36,6 +36,7 @@ import {
   build,
   BenchChildren,
   DEPLOYED_NODE_ARGS,
+  commandLine,
   runBench,
   serviceArgs,
   waitHttp,
@@ -279,11 +280,7 @@ async function main(): Promise<void> {
   const light = first.ids.map((id) => ({ path: `/api/v1/posts/${id}`, key: lightKey }));
   const pick = mix(keys, first.ids);
 
-  const overrides = Object.entries(process.env)
-    .filter(([name]) => name.startsWith('BENCH_'))
-    .map(([name, value]) => `${name}=${value} `)
-    .join('');
-  console.log(`\ncommand: ${overrides}npm run bench:overload (${new Date().toISOString()})`);
+  console.log(`\n${commandLine('bench:overload')}`);
   console.log(
     `node ${process.version}, ${os.cpus().length} cores; ` +
       (pinning

@@ -169,3 +169,12 @@ export function runBench(main: () => Promise<void>, cleanup: () => Promise<void>
     })
     .finally(() => cleanup());
 }
+
+/** How a bench was run, for the first line of its report: its BENCH_* settings, the script, the time. */
+export function commandLine(script: string): string {
+  const settings = Object.entries(process.env)
+    .filter(([name]) => name.startsWith('BENCH_'))
+    .map(([name, value]) => `${name}=${value} `)
+    .join('');
+  return `command: ${settings}npm run ${script} (${new Date().toISOString()})`;
+}

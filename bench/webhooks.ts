@@ -20,7 +20,7 @@ import { Webhook } from 'standardwebhooks';
 import { createDb, type Sql } from '@community/db';
 import { actor, apiClient, freePort } from '@community/test-harness';
 import { benchPlace, clearBenchAmqp, clearRedisPrefix, dropBenchDatabase, intEnv } from './infra';
-import { runBench } from './processes';
+import { commandLine, runBench } from './processes';
 
 const root = path.resolve(__dirname, '..');
 const place = benchPlace('wh', 'BENCH_WH_DATABASE_URL');
@@ -264,11 +264,7 @@ async function main(): Promise<void> {
   const arrived = (receivers: number[], ids: number[]) =>
     ids.every((id) => receivers.every((r) => firstArrival.has(`${r}:${id}`)));
 
-  const overrides = Object.entries(process.env)
-    .filter(([k]) => k.startsWith('BENCH_'))
-    .map(([k, v]) => `${k}=${v} `)
-    .join('');
-  console.log(`\ncommand: ${overrides}npm run bench:webhooks (${new Date().toISOString()})`);
+  console.log(`\n${commandLine('bench:webhooks')}`);
   console.log(
     `node ${process.version}, ${os.cpus().length} cores shared by the 4 services, receivers, PostgreSQL, ` +
       `RabbitMQ, Redis; LOG_LEVEL=${LOG_LEVEL}; load average at start ${os.loadavg()[0]!.toFixed(2)}`,
