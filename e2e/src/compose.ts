@@ -111,6 +111,25 @@ export async function rollService(
 }
 
 /**
+ * Replaces a service's one container with one made from the compose file and `env` (stop, then
+ * start: a gap), and waits until it is healthy. Returns how long it took, in ms.
+ */
+export async function recreateService(
+  project: string,
+  service: string,
+  env: Record<string, string>,
+  timeoutMs = 120_000,
+): Promise<number> {
+  const began = Date.now();
+  await compose(['up', '--detach', '--no-deps', '--force-recreate', service], env);
+  await waitFor(
+    async () => (await composeContainers(project)).find((c) => c.service === service)?.health === 'healthy',
+    { timeoutMs, intervalMs: 500, what: `a new ${service} healthy` },
+  );
+  return Date.now() - began;
+}
+
+/**
  * Restarts a service's container the way an operator would: SIGTERM, up to `graceSeconds` to exit
  * (then SIGKILL), start again. Returns how long the engine took, in ms.
  */

@@ -3,10 +3,10 @@ import { readFileSync } from 'node:fs';
 import { waitFor } from '@community/test-harness';
 import { expectStatus } from '../../src/client/http';
 import {
-  compose,
   composeContainers,
   composeProject,
   execIn,
+  recreateService,
   rollService,
   type Rolled,
   type ComposeContainer,
@@ -98,14 +98,7 @@ async function underTraffic(
 
 /** Replaces the one gateway (it publishes the port, so two cannot run side by side here). */
 async function replaceGateway() {
-  const began = Date.now();
-  await compose(['up', '--detach', '--no-deps', '--force-recreate', 'gateway'], rotated);
-  await waitFor(async () => (await container('gateway'))?.health === 'healthy', {
-    timeoutMs: 120_000,
-    intervalMs: 500,
-    what: 'the new gateway healthy',
-  });
-  figures.push(`gateway replaced in ${seconds(Date.now() - began)}`);
+  figures.push(`gateway replaced in ${seconds(await recreateService(project, 'gateway', rotated))}`);
 }
 
 describe('the password runbooks on the compose stack', () => {
@@ -158,11 +151,7 @@ describe('the password runbooks on the compose stack', () => {
       await gap(replaceGateway);
       expect((await cli(next, 'ACL', 'SETUSER', 'default', `<${old}`)).out.trim()).toBe('OK');
       // Redis itself with the new password in its settings, for its health check and its next start.
-      await compose(['up', '--detach', '--no-deps', '--force-recreate', 'redis'], rotated);
-      await waitFor(async () => (await container('redis'))?.health === 'healthy', {
-        timeoutMs: 60_000,
-        what: 'Redis healthy with the new password',
-      });
+      await recreateService(project, 'redis', rotated, 60_000);
     });
     const renewed = await container('redis');
     expect((await attempt(renewed, ['redis-cli', '--no-auth-warning', '-a', old, 'PING'])).out).not.toMatch(
