@@ -6,7 +6,8 @@
  *    member's post BENCH_COMMENTS (500) times, one at a time, then BENCH_COMMENTS more with
  *    BENCH_IN_FLIGHT (8) at once; each timed from just before its POST to the arrival of its reply
  *    notification on the stream (target p99 ≤ 1 s).
- * 2. Memory: BENCH_STREAMS (1000) streams opened through the gateway (5 per account), the resident
+ *    The POST's own time to its 201 is printed beside it: a push's p50 should stay within 2× of it.
+ * 2. Memory: BENCH_STREAMS (1000; 0 skips this part) streams opened through the gateway (5 per account), the resident
  *    memory of users-service and the gateway before and after, per 1,000 streams.
  */
 import http from 'node:http';
@@ -90,23 +91,32 @@ const summary = (ms: number[]) => {
   return `n=${s.length} p50 ${pct(s, 50).toFixed(1)} ms, p90 ${pct(s, 90).toFixed(1)} ms, p99 ${pct(s, 99).toFixed(1)} ms, max ${s.at(-1)!.toFixed(1)} ms`;
 };
 
+interface Timings {
+  created: number[];
+  pushed: number[];
+}
+const timings = (): Timings => ({ created: [], pushed: [] });
+
 async function latency(world: World, url: string, author: Member, replier: Member, postId: number) {
   const stream = openStream(url, author.key);
   if ((await stream.opened) !== 200) throw new Error('the stream did not open');
-  const one = async () => {
+  /** Times one comment: its POST to the 201, and its POST to the reply on the stream. */
+  const one = async (into: Timings) => {
     const sent = performance.now();
     const comment = await createComment(world.as(replier), postId, 'Timed reply');
-    return (await arrival(stream, comment.id)) - sent;
+    into.created.push(performance.now() - sent);
+    into.pushed.push((await arrival(stream, comment.id)) - sent);
   };
   try {
-    for (let i = 0; i < 10; i++) await one(); // warm-up
-    const sequential: number[] = [];
-    for (let i = 0; i < COMMENTS; i++) sequential.push(await one());
-    const parallel: number[] = [];
+    const warmUp = timings();
+    for (let i = 0; i < 10; i++) await one(warmUp);
+    const sequential = timings();
+    for (let i = 0; i < COMMENTS; i++) await one(sequential);
+    const parallel = timings();
     let left = COMMENTS;
     await Promise.all(
       Array.from({ length: IN_FLIGHT }, async () => {
-        while (left-- > 0) parallel.push(await one());
+        while (left-- > 0) await one(parallel);
       }),
     );
     return { sequential, parallel };
@@ -150,8 +160,14 @@ async function main() {
     const url = `${stack.baseUrl}/api/v1/notifications/stream`;
     console.log(`comment created → reply notification on the recipient's stream, through the gateway:`);
     const { sequential, parallel } = await latency(world, url, author, replier, post.id);
-    console.log(`  one at a time:        ${summary(sequential)}`);
-    console.log(`  ${IN_FLIGHT} in flight:          ${summary(parallel)}`);
+    for (const [label, t] of [
+      ['one at a time', sequential],
+      [`${IN_FLIGHT} in flight`, parallel],
+    ] as const) {
+      console.log(`  ${label.padEnd(14)} on the stream ${summary(t.pushed)}`);
+      console.log(`  ${''.padEnd(14)} the POST's 201 ${summary(t.created)}`);
+    }
+    if (STREAMS === 0) return;
     const rss = () => ({
       users: stack.services.users.rssKiB() ?? 0,
       gateway: stack.services.gateway.rssKiB() ?? 0,

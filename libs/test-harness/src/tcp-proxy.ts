@@ -35,7 +35,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     refusing: false,
     frozen: false,
   };
-  const server = net.createServer((client) => accept(state, client, target));
+  // Without Nagle's algorithm on either leg, as the services connect: a proxy must not add its delays.
+  const server = net.createServer({ noDelay: true }, (client) => accept(state, client, target));
   await listen(server);
   const { port } = server.address() as AddressInfo;
   return {
@@ -73,7 +74,7 @@ function accept(state: ProxyState, client: net.Socket, target: { host: string; p
     client.resetAndDestroy();
     return;
   }
-  const upstream = track(state.upstreams, net.connect(target.port, target.host));
+  const upstream = track(state.upstreams, net.connect({ ...target, noDelay: true }));
   state.pairs.set(client, upstream);
   if (!state.frozen) flow(client, upstream);
   client.once('close', () => {
