@@ -135,7 +135,8 @@ export class Upstream {
   private readonly service: ServicePool;
   private readonly streams: Streams;
   private readonly stallMs: number;
-  private readonly watch: NodeJS.Timeout;
+  /** The watchdog's timer, running only while there is something to watch (see {@link watchOn}). */
+  private watch: NodeJS.Timeout | undefined;
   private lastAnswerAt = performance.now();
   private probing = false;
   private stalled = false;
@@ -150,7 +151,6 @@ export class Upstream {
       queueTimeoutMs: opts.queueTimeoutMs ?? 200,
       maxInFlight: opts.maxInFlight,
     });
-    this.watch = setInterval(() => this.check(), WATCH_INTERVAL_MS).unref();
   }
 
   /** 0 closed, 1 half-open, 2 open. */
@@ -202,6 +202,7 @@ export class Upstream {
         new Promise<void>((resolve, reject) => {
           const flight: InFlight = { started: performance.now(), resolve, reject, prev: null, next: null };
           this.inFlight.add(flight);
+          this.watchOn();
           flight.upstream = forward(req, res, this.service, options, {
             answered: (status, ownFault) => {
               this.lastAnswerAt = performance.now();
@@ -227,6 +228,7 @@ export class Upstream {
 
   close(): void {
     clearInterval(this.watch);
+    this.watch = undefined;
     this.breaker.shutdown();
     void this.service.pool.destroy();
     void this.service.fresh?.destroy();
@@ -239,7 +241,21 @@ export class Upstream {
     else flight.resolve();
   }
 
+  /**
+   * Starts the watchdog: with a request in flight, it has something to watch. It stops by itself
+   * once nothing is in flight and the service is not stalled, so an idle gateway is not woken four
+   * times a second per service.
+   */
+  private watchOn(): void {
+    this.watch ??= setInterval(() => this.check(), WATCH_INTERVAL_MS).unref();
+  }
+
   private check(): void {
+    if (!this.inFlight.oldest && !this.stalled && !this.probing) {
+      clearInterval(this.watch);
+      this.watch = undefined;
+      return;
+    }
     this.expire();
     if (this.probing) return;
     const now = performance.now();

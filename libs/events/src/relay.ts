@@ -14,8 +14,15 @@ export interface OutboxRelayOptions {
   amqp: AmqpConnection;
   exchange: string;
   logger: Logger;
+  /**
+   * The wait after a batch that emptied the outbox (default 5 s). Every commit of this process kicks
+   * the relay, so this only finds rows no kick announced: those of a replica that died between its
+   * commit and its kick.
+   */
   pollIntervalMs?: number;
   batchSize?: number;
+  /** The first wait after a failed batch, doubling up to `maxBackoffMs` (default 1 s). */
+  retryBaseMs?: number;
   /** Ceiling of the backoff after failed batches (default 30 s). */
   maxBackoffMs?: number;
   registry?: Registry;
@@ -55,7 +62,7 @@ export class OutboxRelay {
 
   constructor(private readonly opts: OutboxRelayOptions) {
     this.log = opts.logger.child({ component: 'outbox-relay' });
-    this.pollIntervalMs = opts.pollIntervalMs ?? 1_000;
+    this.pollIntervalMs = opts.pollIntervalMs ?? 5_000;
     this.batchSize = opts.batchSize ?? 100;
     if (opts.registry) {
       this.published = counter(opts.registry, 'events_published_total', 'Events published from the outbox', [
@@ -123,7 +130,11 @@ export class OutboxRelay {
         if (taken < this.batchSize) await this.idle(this.pollIntervalMs);
       } catch (err) {
         this.failures++;
-        const delayMs = backoffDelay(this.failures, this.pollIntervalMs, this.opts.maxBackoffMs ?? 30_000);
+        const delayMs = backoffDelay(
+          this.failures,
+          this.opts.retryBaseMs ?? 1_000,
+          this.opts.maxBackoffMs ?? 30_000,
+        );
         this.log.warn({ reason: errorMessage(err), failures: this.failures, delayMs }, 'outbox batch failed');
         await this.idle(delayMs, { ignoreKick: true });
       }

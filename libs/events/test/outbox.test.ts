@@ -78,3 +78,26 @@ describe('outbox relay', () => {
     expect(metrics).toMatch(/outbox_oldest_pending_seconds 0/);
   });
 });
+
+// An idle relay used to query its outbox every second (issue 47): every commit kicks it, so the poll
+// only has to find the rows of a replica that died between commit and kick.
+describe('an idle relay', () => {
+  const exchange = testExchange('outbox-idle');
+  let rig: RelayRig;
+
+  beforeAll(async () => {
+    rig = await startRelay('outbox_idle', exchange, { pollIntervalMs: 60_000 });
+    await new Promise((resolve) => setTimeout(resolve, 200)); // its first look found nothing
+  });
+
+  afterAll(() => rig.close());
+
+  it('sleeps until a kick, which sends at once', async () => {
+    const envelope = await rig.db.sql.begin((tx) => enqueueEvent(tx, 'post.created', { id: 1 }));
+    const published = () => rig.probe.messages.find((m) => m.properties.messageId === envelope.id);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(published()).toBeUndefined();
+    rig.relay.kick();
+    await waitFor(published, { what: 'the kicked event', timeoutMs: 2_000 });
+  });
+});

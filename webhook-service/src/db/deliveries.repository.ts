@@ -260,6 +260,20 @@ export async function queueStats(sql: Sql): Promise<{ pending: number; oldestDue
   return { pending: row?.pending ?? 0, oldestDueSeconds: Math.max(0, row?.oldestDueSeconds ?? 0) };
 }
 
+/**
+ * Milliseconds until the earliest pending delivery of a live endpoint is due (≤ 0: one is due now), or
+ * null when none is pending. A claimed delivery counts too: its lease's end is when it is due again.
+ */
+export async function nextDueInMs(sql: Sql): Promise<number | null> {
+  const [row] = await sql<{ ms: number }[]>`
+    select (extract(epoch from d.next_attempt_at - clock_timestamp()) * 1000)::float8 as ms
+    from deliveries d join endpoints e on e.id = d.endpoint_id
+    where d.status = 'pending' and e.enabled and e.deleted_at is null
+    order by d.next_attempt_at
+    limit 1`;
+  return row?.ms ?? null;
+}
+
 /** Records a test ping's one attempt in the delivery log: done, never retried. */
 export async function recordPing(
   db: Db,

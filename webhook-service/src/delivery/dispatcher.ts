@@ -4,13 +4,14 @@ import { inTransaction, type Sql } from '@community/db';
 import type { Logger } from '@community/logging';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import {
+  cancelPending,
   claimDue,
   markEndpointOutcome,
+  nextDueInMs,
   queueStats,
   recordAttempt,
   type ClaimedDelivery,
 } from '../db/deliveries.repository';
-import { cancelPending } from '../db/deliveries.repository';
 import { disableEndpoint } from '../db/endpoints.repository';
 import { sendWebhook } from './sender';
 import { answeredInTime, SLOW_LANE_PER_ENDPOINT, slowLaneSlots } from '../domain/lanes';
@@ -31,14 +32,24 @@ export interface DispatcherOptions {
   /** At most this many attempts in flight for all endpoints of one user together, across replicas (DESIGN.md §9). */
   perUser?: number;
   maxInFlight?: number;
+  /** The wait before looking again while a due delivery cannot be claimed (its caps are held elsewhere). */
   pollIntervalMs?: number;
+  /**
+   * The longest wait between looks while nothing is due here: what another replica queued, or the
+   * lease of a replica that crashed, is found within it. Default 5 s.
+   */
+  idleMaxMs?: number;
   /** A claimed delivery whose attempt is never recorded (crash) is due again after this. */
   leaseSeconds?: number;
   timeoutMs?: number;
 }
 
 /**
- * Sends due deliveries. Each attempt runs on its own: a slow or dead endpoint holds at most
+ * Sends due deliveries. It looks when kicked (a fan-out committed, an attempt ended) and otherwise
+ * sleeps until the next pending delivery is due, at most `idleMaxMs`: an idle platform does not
+ * poll its database several times a second.
+ *
+ * Each attempt runs on its own: a slow or dead endpoint holds at most
  * `perEndpoint` attempts in flight, one user's endpoints together at most `perUser` — counted as
  * leases in the database, so across every replica — and neither ever delays the others; this process
  * runs at most `maxInFlight` at once. Endpoints whose last attempt did not answer in time are in the
@@ -100,8 +111,6 @@ export class Dispatcher {
 
   start(): void {
     this.started = true;
-    this.timer = setInterval(() => this.kick(), this.opts.pollIntervalMs ?? 250);
-    this.timer.unref();
     this.kick();
   }
 
@@ -113,15 +122,19 @@ export class Dispatcher {
       return;
     }
     this.ticking = true;
+    clearTimeout(this.timer);
     this.ticked = this.tick()
-      .catch((err: unknown) =>
-        this.opts.logger.warn({ err: { message: (err as Error).message } }, 'dispatch failed; retrying'),
-      )
-      .finally(() => {
+      .catch((err: unknown) => {
+        this.opts.logger.warn({ err: { message: (err as Error).message } }, 'dispatch failed; retrying');
+        return this.pollMs;
+      })
+      .then((waitMs) => {
         this.ticking = false;
         if (this.again) {
           this.again = false;
           this.kick();
+        } else if (!this.stopped) {
+          this.timer = setTimeout(() => this.kick(), waitMs).unref();
         }
       });
   }
@@ -132,15 +145,21 @@ export class Dispatcher {
    */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
+    clearTimeout(this.timer);
     await this.ticked;
     await Promise.all(this.running);
   }
 
-  private async tick(): Promise<void> {
+  private get pollMs(): number {
+    return this.opts.pollIntervalMs ?? 250;
+  }
+
+  /** Claims what is due and can be sent now; resolves to how long to wait before the next look. */
+  private async tick(): Promise<number> {
+    const idleMaxMs = this.opts.idleMaxMs ?? 5_000;
     const maxInFlight = this.opts.maxInFlight ?? 200;
     const free = maxInFlight - this.running.size;
-    if (free <= 0) return;
+    if (free <= 0) return idleMaxMs; // every attempt that ends kicks
     const claimed = await inTransaction(this.opts.sql, (tx) =>
       claimDue(tx, {
         limit: free,
@@ -152,6 +171,12 @@ export class Dispatcher {
       }),
     );
     for (const delivery of claimed) this.run(delivery);
+    if (claimed.length > 0) return idleMaxMs; // each of them kicks when it ends
+    const dueInMs = await nextDueInMs(this.opts.sql);
+    if (dueInMs === null) return idleMaxMs;
+    // Due but not claimable: its endpoint's or user's slots are held, by another replica's attempts.
+    if (dueInMs <= 0) return this.pollMs;
+    return Math.min(Math.ceil(dueInMs) + 1, idleMaxMs);
   }
 
   private run(delivery: ClaimedDelivery): void {

@@ -86,7 +86,7 @@ export interface RelayRig {
 export async function startRelay(
   label: string,
   exchange: string,
-  opts: { amqpUrl?: string; registry?: Registry } = {},
+  opts: { amqpUrl?: string; registry?: Registry; pollIntervalMs?: number } = {},
 ): Promise<RelayRig> {
   const brokerUrl = testInfra().amqpUrl;
   const db = await serviceDatabase(`events_${label}`);
@@ -97,7 +97,8 @@ export async function startRelay(
     amqp,
     exchange,
     logger,
-    pollIntervalMs: 50,
+    pollIntervalMs: opts.pollIntervalMs ?? 50,
+    retryBaseMs: 50,
     registry: opts.registry,
   });
   relay.start();
