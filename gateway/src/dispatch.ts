@@ -71,7 +71,7 @@ async function relayStream(deps: GatewayDeps, ctx: RequestContext, upstream: Ups
  */
 async function forward(
   deps: GatewayDeps,
-  { req, res, record, identity, body, refund }: RequestContext,
+  { req, res, record, identity, body, refund, caller }: RequestContext,
   name: UpstreamName,
   how: 'proxy' | 'stream',
   onAnswer?: (status: number) => void,
@@ -85,7 +85,7 @@ async function forward(
   const headersFor = (url: string) => signIdentity(deps.internalToken, { method, url, actor, clientIp });
   const upstream = deps.upstreams[name];
   try {
-    await upstream[how](req, res, { body, headersFor, onAnswer });
+    await upstream[how](req, res, { body, headersFor, onAnswer, caller });
   } catch (err) {
     if (res.headersSent) {
       res.destroy();

@@ -93,6 +93,8 @@ export interface RequestContext {
   refundNotModified: () => void;
   /** Whose budget it came out of. */
   subject?: Subject;
+  /** Who holds its in-flight slot (DESIGN.md §21): its wait for a service takes turns by it (§18). */
+  caller?: string;
 }
 
 export type Pipeline = (req: IncomingMessage, res: ServerResponse, record: RequestRecord) => Promise<void>;
@@ -240,8 +242,10 @@ function authorize(deps: GatewayDeps, { req, res, record, route, identity }: Req
 }
 
 /** One of the caller's requests in flight (DESIGN.md §21): refused uncharged when all are taken. */
-async function holdSlot(deps: GatewayDeps, { res, record, identity, refund }: RequestContext) {
+async function holdSlot(deps: GatewayDeps, ctx: RequestContext) {
+  const { res, record, identity, refund } = ctx;
   const [caller, cap] = inFlightCallerOf(deps.inFlightLimits, identity, record.clientIp);
+  ctx.caller = caller;
   try {
     await deps.inFlight.admit(caller, cap, res);
   } catch (refused) {

@@ -15,20 +15,33 @@ export interface AdmissionOptions {
 
 /** A request waiting for a slot. */
 interface Waiter extends InLine<Waiter> {
+  turn: Turn;
   admit(): void;
 }
 
+/** One caller's waiting requests, oldest first; itself in the round of callers while it has any. */
+interface Turn extends InLine<Turn> {
+  caller: string;
+  waiting: FlightLine<Waiter>;
+}
+
 /**
- * What a service is sent at once (DESIGN.md §18): at most `limit` requests in flight; the next wait
- * in arrival order, each for at most `queueTimeoutMs`, then are refused with `503 overloaded`. A
- * client that leaves while it waits gives up its place.
+ * What a service is sent at once (DESIGN.md §18): at most `limit` requests in flight; the next wait,
+ * each for at most `queueTimeoutMs`, then are refused with `503 overloaded`. A client that leaves
+ * while it waits gives up its place.
+ *
+ * A freed slot goes to the waiting callers in turn — the oldest request of one caller, then of the
+ * next, round and round — not to whoever sent most: under overload the refusals fall on the callers
+ * that send the most, and a caller that sends a few requests a second still gets through.
  */
 export class Admission {
   inFlight = 0;
   queued = 0;
   /** Refusals so far (the metric's total). */
   rejected = 0;
-  private readonly waiting = new FlightLine<Waiter>();
+  /** The callers with a request waiting, the next to be served first. */
+  private readonly round = new FlightLine<Turn>();
+  private readonly turns = new Map<string, Turn>();
   private readonly adaptive: AdaptiveLimit | null;
 
   constructor(private readonly opts: AdmissionOptions) {
@@ -39,13 +52,16 @@ export class Admission {
     return this.opts.maxInFlight ?? this.adaptive!.limit;
   }
 
-  /** Takes a slot: at once (nothing to wait for), or once one frees up; the rejection is `503 overloaded`. */
-  admit(res: ServerResponse): Promise<void> | undefined {
+  /**
+   * Takes a slot: at once (nothing to wait for), or once one frees up and it is `caller`'s turn; the
+   * rejection is `503 overloaded`. `caller`: who sent the request (an account, a session, an address).
+   */
+  admit(res: ServerResponse, caller = ''): Promise<void> | undefined {
     if (this.inFlight < this.limit && this.queued === 0) {
       this.inFlight++;
       return;
     }
-    return this.wait(res);
+    return this.wait(res, caller);
   }
 
   /**
@@ -56,15 +72,18 @@ export class Admission {
     if (latencyMs !== null) this.adaptive?.observe(sentAt, latencyMs, this.inFlight + this.queued);
     this.inFlight--;
     while (this.inFlight < this.limit) {
-      const oldest = this.waiting.oldest;
-      if (!oldest) return;
-      this.leave(oldest);
+      const turn = this.round.oldest;
+      if (!turn) return;
+      const next = turn.waiting.oldest!;
+      this.leave(next);
+      // The caller's next request, if any, waits for the other callers' turns.
+      if (this.round.remove(turn)) this.round.add(turn);
       this.inFlight++;
-      oldest.admit();
+      next.admit();
     }
   }
 
-  private wait(res: ServerResponse): Promise<void> {
+  private wait(res: ServerResponse, caller: string): Promise<void> {
     return new Promise((resolve, reject) => {
       const gone = () => {
         this.leave(waiter);
@@ -80,20 +99,36 @@ export class Admission {
       const waiter: Waiter = {
         prev: null,
         next: null,
+        turn: this.turnOf(caller),
         admit: () => {
           clearTimeout(timer);
           res.off('close', gone);
           resolve();
         },
       };
-      this.waiting.add(waiter);
+      waiter.turn.waiting.add(waiter);
       this.queued++;
       res.once('close', gone);
     });
   }
 
+  private turnOf(caller: string): Turn {
+    let turn = this.turns.get(caller);
+    if (!turn) {
+      turn = { caller, waiting: new FlightLine(), prev: null, next: null };
+      this.turns.set(caller, turn);
+      this.round.add(turn);
+    }
+    return turn;
+  }
+
   private leave(waiter: Waiter): void {
-    if (this.waiting.remove(waiter)) this.queued--;
+    const { turn } = waiter;
+    if (!turn.waiting.remove(waiter)) return;
+    this.queued--;
+    if (turn.waiting.oldest) return;
+    this.round.remove(turn);
+    this.turns.delete(turn.caller);
   }
 }
 

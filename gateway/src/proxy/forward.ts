@@ -83,6 +83,8 @@ export interface ForwardOptions {
   headersFor?: (path: string) => Record<string, string>;
   /** Runs when the service's answer arrives, before its head is written to the client. */
   onAnswer?: (status: number) => void;
+  /** Who sent the request (an account, a session, an address): waiting requests take turns by it. */
+  caller?: string;
 }
 
 export interface AnswerListener {

@@ -172,7 +172,7 @@ export class Upstream {
    * service's own is passed on as it is (and counted).
    */
   async proxy(req: IncomingMessage, res: ServerResponse, options: ForwardOptions = {}): Promise<void> {
-    const admitted = this.admission.admit(res);
+    const admitted = this.admission.admit(res, options.caller);
     if (admitted) {
       try {
         await admitted;

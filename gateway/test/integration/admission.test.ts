@@ -208,3 +208,36 @@ describe('the adaptive bound', () => {
     expect(burst.map((res) => res.status)).toEqual(Array(10).fill(200));
   }, 240_000);
 });
+
+describe('waiting callers take turns', () => {
+  let light: string;
+  beforeAll(async () => {
+    stub.delayMs = 30;
+    light = (await memberWithKey(stack, ['read'])).key;
+    await stack.restartGateway({
+      POSTS_SERVICE_URL: stub.url,
+      UPSTREAM_MAX_IN_FLIGHT: '1',
+      QUEUE_TIMEOUT_MS: '400',
+    });
+  });
+  afterAll(() => {
+    stub.delayMs = 0;
+  });
+
+  // One slot, 30 ms a request: twenty requests of one account always waiting would make a request
+  // in arrival order wait ~600 ms, past the 400 ms bound. A freed slot goes to the next caller in
+  // turn, so the other account's request waits for one answer at most.
+  it('a caller with a few requests gets through while another keeps the queue full', async () => {
+    const lightStatuses: number[] = [];
+    const heavy = load(20, () => lightStatuses.length === 10, 60_000);
+    await waitFor(async () => (await metric('gateway_upstream_queued')) >= 10, {
+      what: 'the heavy caller queueing',
+    });
+    for (let i = 0; i < 10; i++)
+      lightStatuses.push((await gw(stack, 'GET', '/api/v1/posts', { key: light })).status);
+    const heavyStatuses = await heavy;
+    expect(lightStatuses).toEqual(Array(10).fill(200));
+    // The refusals fell on the caller that sent the most.
+    expect(heavyStatuses['503 overloaded']).toBeGreaterThan(0);
+  }, 90_000);
+});

@@ -14,13 +14,16 @@ afterEach(() => jest.useRealTimers());
 /** A client's answer: only its `close` (the client gone) matters while it waits. */
 const client = () => new EventEmitter() as unknown as ServerResponse;
 
-/** Records the order in which waiting requests are let through, and how each wait ended. */
-function queue(admission: Admission, count: number) {
+/**
+ * Records the order in which waiting requests are let through, and how each wait ended. `callers`:
+ * who sends each request (all the same caller by default).
+ */
+function queue(admission: Admission, count: number, callers: string[] = []) {
   const outcomes: (string | Error)[] = Array(count).fill('waiting');
   const order: number[] = [];
   const clients = Array.from({ length: count }, client);
   clients.forEach((res, i) => {
-    const waiting = admission.admit(res);
+    const waiting = admission.admit(res, callers[i]);
     if (!waiting) throw new Error(`request ${i} was admitted at once`);
     waiting.then(
       () => {
@@ -53,6 +56,32 @@ describe('Admission with a fixed bound', () => {
     await settle();
     expect(order).toEqual([0, 1, 2]);
     expect(admission).toMatchObject({ inFlight: 2, queued: 0, rejected: 0 });
+  });
+
+  it('gives freed slots to the waiting callers in turn: a caller with many waiting cannot starve one with few', async () => {
+    const admission = fixed();
+    admission.admit(client());
+    admission.admit(client());
+    // A heavy caller queues four, then a light one and a second heavy one queue one each.
+    const { order, outcomes } = queue(admission, 7, [
+      'heavy',
+      'heavy',
+      'heavy',
+      'heavy',
+      'light',
+      'other',
+      'heavy',
+    ]);
+
+    for (let i = 0; i < 4; i++) admission.release(performance.now(), 5);
+    await settle();
+    // One of each caller with a request waiting, in the order they first waited; then heavy again.
+    expect(order).toEqual([0, 4, 5, 1]);
+    await jest.advanceTimersByTimeAsync(200);
+    // Under a lasting overload the refusals fall on the caller that sent the most.
+    expect(outcomes.filter((o) => o instanceof OverloadedError)).toHaveLength(3);
+    expect([2, 3, 6].every((i) => outcomes[i] instanceof OverloadedError)).toBe(true);
+    expect(admission.queued).toBe(0);
   });
 
   it('refuses a request that waited queueTimeoutMs with 503 overloaded, and takes it out of the line', async () => {
