@@ -1,4 +1,4 @@
-import { searchTotal, type SearchTotal } from '@community/contracts';
+import { SEARCH_CAP, type SearchTotal } from '@community/contracts';
 import type { Sql, Tx } from '@community/db';
 import { whereLive, withAuthorAndCategory, type PostFilter } from './posts.repository';
 import type { PostRow } from './rows';
@@ -7,16 +7,12 @@ import {
   countUpToCap,
   headline,
   matching,
-  queryShape,
   searchQuery,
   TEXT_HEADLINE,
-  type QueryShape,
   type SearchRequest,
 } from './search';
 
 type Db = Sql | Tx;
-/** A piece of SQL built with the tagged template, to be embedded in another query. */
-type Fragment = ReturnType<Sql['unsafe']>;
 
 /** Posts matching the search `q`: title, tags and content. */
 const matchingPost = (db: Db, q: string) => matching(db, db`p.search`, db`p.bigrams`, q);
@@ -47,73 +43,50 @@ export async function searchPosts(
       search`${whereLive(search, filter)} and ${matchingPost(search, q)}`,
     );
   if (limit === 0) return { rows: [], total: await bounded(countAll()) };
-  const shape = await bounded(queryShape(search, q));
-  if (request.order === 'relevance' && shape.phrase) {
-    // A phrase is checked against the word positions of every post holding its words: ranking sees
-    // every match, so it counts them too, instead of a second query checking them all again.
-    return bounded(
-      (async () => {
-        const { ids, total } = await relevantIds(search, request, shape);
-        return { rows: await highlighted(search, ids, q), total: total ?? (await countAll()) };
-      })(),
-    );
-  }
   const pageIds = request.order === 'relevance' ? relevantIds : latestIds;
   const [rows, total] = await Promise.all([
-    bounded((async () => highlighted(search, (await pageIds(search, request, shape)).ids, q))()),
+    bounded((async () => highlighted(search, await pageIds(search, request), q))()),
     bounded(countAll()),
   ]);
   return { rows, total };
 }
 
-/** A page's ids, and how many match when finding them took counting them. */
-interface PageIds {
-  ids: number[];
-  total?: SearchTotal;
-}
+/**
+ * How many matches relevance ranks: the newest SEARCH_CAP, the most a search serves. Ranking every
+ * match read each one's search vector, so a common word cost more the larger the forum (bench/RESULTS.md,
+ * "Data at scale"); the newest are read in date order on a `*_latest_idx` index, as sort=latest reads.
+ */
+export const RANKED_MATCHES = SEARCH_CAP;
 
 /**
- * By relevance: matches in the title first, then the rest, each by ts_rank_cd over title (A), tags
- * (B) and content (C). The two groups are ranked apart, so a page within the title matches ranks
- * those alone, found by their own index, instead of every post that mentions the word.
+ * By relevance, among the newest RANKED_MATCHES matches: those matching in the title first, then the
+ * rest, each by ts_rank_cd over title (A), tags (B) and content (C).
  */
 async function relevantIds(
   db: Db,
   { filter, q, limit, offset }: SearchRequest<PostFilter>,
-  { negates }: QueryShape,
-): Promise<PageIds> {
+): Promise<number[]> {
   const query = searchQuery(db, q);
-  // Without a `-word` every title match is a match; with one, the content may hold the excluded word.
-  const inTitle = negates
-    ? db`p.title_search @@ ${query} and ${matchingPost(db, q)}`
-    : db`p.title_search @@ ${query}`;
-  const ranked = (where: Fragment, counted: Fragment) => db`
-    select p.id${counted} from posts p
-    where ${whereLive(db, filter)} and ${where}
-    order by ts_rank_cd(p.search, ${query}) desc, p.id desc`;
-  // The title matches up to the page's end: fewer are all there are, and the page reaches past them.
-  const titled = await db<{ id: number }[]>`${ranked(inTitle, db``)} limit ${offset + limit}`;
-  const ids = titled.slice(offset).map((row) => row.id);
-  if (titled.length === offset + limit) return { ids };
-  const skip = Math.max(0, offset - titled.length);
-  // Ranking the rest reads all of it: `matches` counts it, whatever the page.
-  const rest = await db<{ id: number; matches: number }[]>`
-    ${ranked(db`${matchingPost(db, q)} and not (${inTitle})`, db`, count(*) over ()::int as matches`)}
-    limit ${offset + limit - Math.max(offset, titled.length)} offset ${skip}`;
-  return {
-    ids: [...ids, ...rest.map((row) => row.id)],
-    total: rest.length > 0 || skip === 0 ? searchTotal(titled.length + (rest[0]?.matches ?? 0)) : undefined,
-  };
+  const rows = await db<{ id: number }[]>`
+    select m.id from (
+      select p.id, p.search, p.title_search from posts p
+      where ${whereLive(db, filter)} and ${matchingPost(db, q)}
+      order by p.created_at desc, p.id desc
+      limit ${RANKED_MATCHES}
+    ) m
+    order by m.title_search @@ ${query} desc, ts_rank_cd(m.search, ${query}) desc, m.id desc
+    limit ${limit} offset ${offset}`;
+  return rows.map((row) => row.id);
 }
 
 /** Newest first: on a common word, the newest posts are read until the page is full. */
-async function latestIds(db: Db, { filter, q, limit, offset }: SearchRequest<PostFilter>): Promise<PageIds> {
+async function latestIds(db: Db, { filter, q, limit, offset }: SearchRequest<PostFilter>): Promise<number[]> {
   const rows = await db<{ id: number }[]>`
     select p.id from posts p
     where ${whereLive(db, filter)} and ${matchingPost(db, q)}
     order by p.created_at desc, p.id desc
     limit ${limit} offset ${offset}`;
-  return { ids: rows.map((row) => row.id) };
+  return rows.map((row) => row.id);
 }
 
 /** The posts `ids`, in that order, with highlights of the search `q` (ts_headline reads the whole text). */

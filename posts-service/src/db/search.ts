@@ -35,37 +35,6 @@ export function matching(db: Db, vector: Fragment, bigrams: Fragment, q: string)
   return db`(${vector} @@ ${searchQuery(db, q)} and (${pairs} = '{}' or ${bigrams} @> ${pairs}))`;
 }
 
-/** What a search's query holds that changes how it is best run: an excluded word, a phrase. */
-export interface QueryShape {
-  negates: boolean;
-  phrase: boolean;
-}
-
-/** How many queries' shapes are kept: the most recently searched. */
-const SHAPES_KEPT = 1_000;
-const shapes = new Map<string, QueryShape>();
-
-/**
- * The QueryShape of `q` as PostgreSQL parses it (`-the` excludes nothing: a stop word is dropped).
- * It depends on `q` and the text search configuration alone, which only a migration changes, so it
- * is asked once per `q` (of the last SHAPES_KEPT): a round trip, and on this 2-core machine the
- * backend it wakes taking the service's core, saved on every repeated search.
- */
-export async function queryShape(db: Db, q: string): Promise<QueryShape> {
-  let shape = shapes.get(q);
-  if (shape) {
-    // Most recently used last: the first key is the one to drop.
-    shapes.delete(q);
-  } else {
-    [shape = { negates: true, phrase: true }] = await db<QueryShape[]>`
-      select strpos(t, '!') > 0 as negates, t ~ '<(-|[0-9]+)>' as phrase
-      from (select ${searchQuery(db, q)}::text as t) query`;
-    if (shapes.size >= SHAPES_KEPT) shapes.delete(shapes.keys().next().value!);
-  }
-  shapes.set(q, shape);
-  return shape;
-}
-
 /**
  * A highlight of `column` for the query `query.q`, the marks stripped from the text first; `options`
  * are ts_headline's (fragments, words), the marks are added here.

@@ -250,6 +250,26 @@ describe('GET /posts?q= pages through title matches, then the rest, up to SEARCH
   });
 });
 
+describe(`GET /posts?q= ranks the newest ${SEARCH_CAP} matches (RANKED_MATCHES)`, () => {
+  it('leaves out an older title match when newer matches fill the ranked set, and serves it once they do not', async () => {
+    const [old] = await h.sql<{ id: number }[]>`
+      insert into posts (title, slug, content, author_id, category_id, created_at, updated_at)
+      values ('Okapi', 'okapi', 'body', ${alice.userId}, ${category}, now() - interval '1 day', now() - interval '1 day')
+      returning id`;
+    await h.sql`insert into posts (title, slug, content, author_id, category_id)
+                select 'Zoo ' || i, 'zoo-' || i, 'an okapi here', ${alice.userId}, ${category}
+                from generate_series(1, ${SEARCH_CAP}) i`;
+    const served = new Set<number>();
+    for (let page = 1; page <= SEARCH_CAP / 100; page++) {
+      for (const item of (await q('okapi', `&limit=100&page=${page}`)).body.data) served.add(item.id);
+    }
+    expect([served.size, served.has(old!.id)]).toEqual([SEARCH_CAP, false]);
+    // One newer match fewer: the title match is among the newest again, and ranked first.
+    await h.sql`delete from posts where slug = 'zoo-1'`;
+    expect((await titles('okapi', '&limit=1'))[0]).toBe('Okapi');
+  });
+});
+
 describe('GET /posts?q= finds phrases by their word pairs (migration 0008)', () => {
   /** What `@@` alone finds: the live posts whose search vector matches `text`, by id. */
   const matchedBySql = async (text: string) =>

@@ -26,7 +26,7 @@ export const POST_OPERATIONS = servedBy('posts', [
     path: '/posts',
     tag: 'Posts',
     summary: 'List posts',
-    description: `Filters combine. Sorts: \`latest\` (default; newest first), \`popular\` (likes, then views). ${TRENDING} With \`q\` (a search, DESIGN.md §11) the sort is \`relevance\` (default: title matches first, then by rank) or \`latest\`, \`relevance\` needs \`q\`, search results page by number (no \`cursor\`), and each item has \`highlight\`: \`title\` and up to two fragments of \`content\`, every match in \`<mark>…</mark>\` and all else HTML-escaped.`,
+    description: `Filters combine. Sorts: \`latest\` (default; newest first), \`popular\` (likes, then views). ${TRENDING} With \`q\` (a search, DESIGN.md §11) the sort is \`relevance\` (default: title matches first, then by rank, among the newest 1,000 matches) or \`latest\`, \`relevance\` needs \`q\`, search results page by number (no \`cursor\`), and each item has \`highlight\`: \`title\` and up to two fragments of \`content\`, every match in \`<mark>…</mark>\` and all else HTML-escaped.`,
     scope: 'read',
     query: listPostsQuery,
     response: { status: 200, kind: 'page', schema: 'Post', description: 'A page of posts (list form).' },
