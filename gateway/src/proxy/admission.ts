@@ -16,13 +16,29 @@ export interface AdmissionOptions {
 /** A request waiting for a slot. */
 interface Waiter extends InLine<Waiter> {
   turn: Turn;
+  /** When it began to wait. */
+  since: number;
   admit(): void;
+  refuse(): void;
 }
 
-/** One caller's waiting requests, oldest first; itself in the round of callers while it has any. */
+/**
+ * A caller's line that has not emptied for STANDING_MS stands: it sends more than its share, not a
+ * burst, and waiting only adds to the latency of what gets in. Its request whose turn comes after
+ * STANDING_WAIT_MS is refused then, not admitted late (CoDel's rule, per caller as in fq_codel: a
+ * caller that sends little never stands).
+ */
+const STANDING_MS = 100;
+const STANDING_WAIT_MS = 50;
+
+/** One caller's waiting requests, oldest first; itself in a line of callers while it has any. */
 interface Turn extends InLine<Turn> {
   caller: string;
   waiting: FlightLine<Waiter>;
+  /** The line of callers it is in: `fresh` or `round`. */
+  line: FlightLine<Turn>;
+  /** When the caller's line was last empty: when its first request now waiting came. */
+  since: number;
 }
 
 /**
@@ -32,14 +48,18 @@ interface Turn extends InLine<Turn> {
  *
  * A freed slot goes to the waiting callers in turn — the oldest request of one caller, then of the
  * next, round and round — not to whoever sent most: under overload the refusals fall on the callers
- * that send the most, and a caller that sends a few requests a second still gets through.
+ * that send the most. A caller that had nothing waiting goes first (fq_codel's new flows), so one
+ * that sends a few requests a second is never behind those that keep the line full. In a standing
+ * line, a request that has waited long when its turn comes is refused (STANDING_MS).
  */
 export class Admission {
   inFlight = 0;
   queued = 0;
   /** Refusals so far (the metric's total). */
   rejected = 0;
-  /** The callers with a request waiting, the next to be served first. */
+  /** Callers whose first request is waiting, served before the round. */
+  private readonly fresh = new FlightLine<Turn>();
+  /** Callers served once that still have requests waiting, the next to be served first. */
   private readonly round = new FlightLine<Turn>();
   private readonly turns = new Map<string, Turn>();
   private readonly adaptive: AdaptiveLimit | null;
@@ -71,13 +91,18 @@ export class Admission {
   release(sentAt: number, latencyMs: number | null): void {
     if (latencyMs !== null) this.adaptive?.observe(sentAt, latencyMs, this.inFlight + this.queued);
     this.inFlight--;
+    const now = performance.now();
     while (this.inFlight < this.limit) {
-      const turn = this.round.oldest;
+      const turn = this.fresh.oldest ?? this.round.oldest;
       if (!turn) return;
       const next = turn.waiting.oldest!;
       this.leave(next);
       // The caller's next request, if any, waits for the other callers' turns.
-      if (this.round.remove(turn)) this.round.add(turn);
+      if (turn.waiting.oldest) this.moveTo(this.round, turn);
+      if (now - turn.since > STANDING_MS && now - next.since > STANDING_WAIT_MS) {
+        next.refuse();
+        continue;
+      }
       this.inFlight++;
       next.admit();
     }
@@ -90,21 +115,27 @@ export class Admission {
         clearTimeout(timer);
         reject(new CallerGoneError());
       };
-      const timer = setTimeout(() => {
-        this.leave(waiter);
+      const refuse = () => {
+        clearTimeout(timer);
         res.off('close', gone);
         this.rejected++;
         reject(new OverloadedError(this.opts.name));
+      };
+      const timer = setTimeout(() => {
+        this.leave(waiter);
+        refuse();
       }, this.opts.queueTimeoutMs);
       const waiter: Waiter = {
         prev: null,
         next: null,
         turn: this.turnOf(caller),
+        since: performance.now(),
         admit: () => {
           clearTimeout(timer);
           res.off('close', gone);
           resolve();
         },
+        refuse,
       };
       waiter.turn.waiting.add(waiter);
       this.queued++;
@@ -115,11 +146,18 @@ export class Admission {
   private turnOf(caller: string): Turn {
     let turn = this.turns.get(caller);
     if (!turn) {
-      turn = { caller, waiting: new FlightLine(), prev: null, next: null };
+      const since = performance.now();
+      turn = { caller, waiting: new FlightLine(), line: this.fresh, since, prev: null, next: null };
       this.turns.set(caller, turn);
-      this.round.add(turn);
+      this.fresh.add(turn);
     }
     return turn;
+  }
+
+  private moveTo(line: FlightLine<Turn>, turn: Turn): void {
+    turn.line.remove(turn);
+    line.add(turn);
+    turn.line = line;
   }
 
   private leave(waiter: Waiter): void {
@@ -127,7 +165,7 @@ export class Admission {
     if (!turn.waiting.remove(waiter)) return;
     this.queued--;
     if (turn.waiting.oldest) return;
-    this.round.remove(turn);
+    turn.line.remove(turn);
     this.turns.delete(turn.caller);
   }
 }

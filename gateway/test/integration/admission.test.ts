@@ -212,24 +212,24 @@ describe('the adaptive bound', () => {
 describe('waiting callers take turns', () => {
   let light: string;
   beforeAll(async () => {
-    stub.delayMs = 30;
+    stub.delayMs = 10;
     light = (await memberWithKey(stack, ['read'])).key;
     await stack.restartGateway({
       POSTS_SERVICE_URL: stub.url,
       UPSTREAM_MAX_IN_FLIGHT: '1',
-      QUEUE_TIMEOUT_MS: '400',
+      QUEUE_TIMEOUT_MS: '200',
     });
   });
   afterAll(() => {
     stub.delayMs = 0;
   });
 
-  // One slot, 30 ms a request: twenty requests of one account always waiting would make a request
-  // in arrival order wait ~600 ms, past the 400 ms bound. A freed slot goes to the next caller in
+  // One slot, 10 ms a request: forty requests of one account always waiting would make a request
+  // in arrival order wait ~400 ms, past the 200 ms bound. A freed slot goes to the next caller in
   // turn, so the other account's request waits for one answer at most.
   it('a caller with a few requests gets through while another keeps the queue full', async () => {
     const lightStatuses: number[] = [];
-    const heavy = load(20, () => lightStatuses.length === 10, 60_000);
+    const heavy = load(40, () => lightStatuses.length === 10, 60_000);
     await waitFor(async () => (await metric('gateway_upstream_queued')) >= 10, {
       what: 'the heavy caller queueing',
     });

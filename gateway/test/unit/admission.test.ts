@@ -84,6 +84,59 @@ describe('Admission with a fixed bound', () => {
     expect(admission.queued).toBe(0);
   });
 
+  it('serves a caller that had nothing waiting before the callers already in the round', async () => {
+    const admission = fixed();
+    admission.admit(client());
+    admission.admit(client());
+    const heavy = queue(admission, 4, ['heavy', 'heavy', 'other', 'other']);
+    admission.release(performance.now(), 5);
+    admission.release(performance.now(), 5);
+    await settle();
+    expect(heavy.order).toEqual([0, 2]);
+    const light = queue(admission, 1, ['light']);
+    admission.release(performance.now(), 5);
+    await settle();
+    expect(light.order).toEqual([0]);
+    expect(heavy.order).toEqual([0, 2]);
+  });
+
+  it("refuses, once a caller's line has stood 100 ms, its request whose turn comes after 50 ms; admits a burst", async () => {
+    const admission = new Admission({ name: 'posts', queueTimeoutMs: 200, maxInFlight: 1 });
+    admission.admit(client());
+    // A burst: the line has stood 80 ms when a slot frees, so its request is let in, late as it is.
+    const burst = queue(admission, 1);
+    await jest.advanceTimersByTimeAsync(80);
+    admission.release(performance.now(), 5);
+    await settle();
+    expect(burst.outcomes).toEqual(['admitted']);
+
+    // A caller's line that does not empty: by the next free slot it has stood 120 ms.
+    const standing = queue(admission, 2);
+    await jest.advanceTimersByTimeAsync(120);
+    const fresh = queue(admission, 1);
+    admission.release(performance.now(), 5);
+    await settle();
+    // Both that waited 120 ms are refused at once; its request that just came goes in.
+    expect(standing.outcomes.every((o) => o instanceof OverloadedError)).toBe(true);
+    expect(fresh.outcomes).toEqual(['admitted']);
+    expect(admission).toMatchObject({ inFlight: 1, queued: 0, rejected: 2 });
+  });
+
+  it('does not refuse early a caller whose own line does not stand, beside one whose line does', async () => {
+    const admission = new Admission({ name: 'posts', queueTimeoutMs: 200, maxInFlight: 1 });
+    admission.admit(client());
+    const heavy = queue(admission, 3, ['heavy', 'heavy', 'heavy']);
+    await jest.advanceTimersByTimeAsync(60);
+    const light = queue(admission, 1, ['light']);
+    await jest.advanceTimersByTimeAsync(60);
+    // Heavy's line has stood 120 ms, light's 60: light's request goes in, late as it is.
+    admission.release(performance.now(), 5);
+    await settle();
+    expect(light.outcomes).toEqual(['admitted']);
+    expect(heavy.outcomes[0]).toBeInstanceOf(OverloadedError);
+    expect(heavy.outcomes.slice(1)).toEqual(['waiting', 'waiting']);
+  });
+
   it('refuses a request that waited queueTimeoutMs with 503 overloaded, and takes it out of the line', async () => {
     const admission = fixed();
     admission.admit(client());
