@@ -179,8 +179,12 @@ interface WrkResult {
   p50Us: number;
   p90Us: number;
   p99Us: number;
+  p999Us: number;
   maxUs: number;
   meanUs: number;
+  /** Answers that took over 10 ms, and all answers, from wrk's latency histogram: the tail's weight. */
+  over10ms: number;
+  timed: number;
 }
 
 const lua = (value: string) => JSON.stringify(value); // ASCII paths and header values only
@@ -224,14 +228,22 @@ function done(summary, latency, requests)
     n = n + t:get("non2xx")
     if first == 0 then first = t:get("bad") end
   end
+  -- latency(j): the j-th distinct latency (µs) and how many answers took it.
+  local over, timed = 0, 0
+  for j = 1, #latency do
+    local value, count = latency(j)
+    timed = timed + count
+    if value > 10000 then over = over + count end
+  end
   local e = summary.errors
   io.write(string.format(
     'BENCH_JSON {"requests":%d,"durationUs":%d,"bytes":%d,"non2xx":%d,"firstBadStatus":%d,' ..
     '"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},' ..
-    '"p50Us":%d,"p90Us":%d,"p99Us":%d,"maxUs":%d,"meanUs":%.1f}\\n',
+    '"p50Us":%d,"p90Us":%d,"p99Us":%d,"p999Us":%d,"maxUs":%d,"meanUs":%.1f,"over10ms":%d,"timed":%d}\\n',
     summary.requests, summary.duration, summary.bytes, n, first,
     e.connect, e.read, e.write, e.status, e.timeout,
-    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max, latency.mean))
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9),
+    latency.max, latency.mean, over, timed))
 end
 `;
 }
@@ -500,13 +512,15 @@ function printTable(rows: Row[]): void {
       'p50 ms',
       'p90 ms',
       'p99 ms',
+      'p99.9 ms',
       'max ms',
+      '>10 ms',
       'requests',
       'non-2xx',
       'errors',
       'load1',
     ],
-    [5, 8, 7, 7, 7, 7, 8, 9, 8, 7, 6],
+    [5, 8, 7, 7, 7, 7, 8, 8, 7, 9, 8, 7, 6],
     rows.map(({ round, target, rps, result: r, loadAvg }) => [
       String(round),
       target,
@@ -514,7 +528,9 @@ function printTable(rows: Row[]): void {
       ms(r.p50Us),
       ms(r.p90Us),
       ms(r.p99Us),
+      ms(r.p999Us),
       ms(r.maxUs),
+      `${((r.over10ms / Math.max(1, r.timed)) * 100).toFixed(2)}%`,
       String(r.requests),
       String(r.non2xx),
       String(r.errors.connect + r.errors.read + r.errors.write + r.errors.timeout),
@@ -546,6 +562,7 @@ function summarise(rows: Row[], target: Target) {
     rps: mean((r) => r.rps),
     p50Us: mean((r) => r.result.p50Us),
     p99Us: mean((r) => r.result.p99Us),
+    p999Us: mean((r) => r.result.p999Us),
     cpuUs: Object.fromEntries(CPU_GROUPS.map((g) => [g, cpuUs(g)])) as Record<
       (typeof CPU_GROUPS)[number],
       number
@@ -561,7 +578,8 @@ function report(rows: Row[], targets: Target[], connections: number): void {
     means[t] = m;
     console.log(
       `${t.padEnd(8)} ${m.rps.toFixed(0).padStart(6)} req/s   p50 ${ms(m.p50Us).padStart(6)} ms   ` +
-        `p99 ${ms(m.p99Us).padStart(6)} ms   CPU/request ${CPU_GROUPS.map((g) => `${g} ${m.cpuUs[g].toFixed(0)}`).join(', ')} µs`,
+        `p99 ${ms(m.p99Us).padStart(6)} ms (${(m.p99Us / m.p50Us).toFixed(1)}× p50)   ` +
+        `p99.9 ${ms(m.p999Us).padStart(6)} ms (${(m.p999Us / m.p50Us).toFixed(1)}×)   CPU/request ${CPU_GROUPS.map((g) => `${g} ${m.cpuUs[g].toFixed(0)}`).join(', ')} µs`,
     );
   }
   const { direct, nginx: viaNginx, gateway: viaGateway, gateway304: notModified, compare } = means;
