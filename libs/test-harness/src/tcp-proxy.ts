@@ -107,10 +107,19 @@ async function breakAll({ clients, upstreams }: ProxyState): Promise<void> {
   const closed = [...clients, ...upstreams].map(
     (socket) => new Promise<void>((resolve) => socket.once('close', () => resolve())),
   );
-  // A reset, not a polite FIN: that is what clients see when a server dies mid-conversation.
-  for (const client of clients) client.resetAndDestroy();
+  for (const client of clients) resetOrDestroy(client);
   for (const upstream of upstreams) upstream.destroy();
   await Promise.all(closed);
+}
+
+/**
+ * A reset, not a polite FIN: that is what clients see when a server dies mid-conversation. A socket
+ * already ending (its FIN under way) can only be destroyed: Node's resetAndDestroy() then fails with
+ * EINVAL and never emits 'close', which left stop() waiting forever.
+ */
+export function resetOrDestroy(socket: net.Socket): void {
+  if (socket.writableEnded) socket.destroy();
+  else socket.resetAndDestroy();
 }
 
 /** Keeps `socket` in `live` until it closes; its errors (resets, refused upstream) just end it. */

@@ -1,7 +1,9 @@
+import { once } from 'node:events';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 
 import { freePort, startTcpProxy } from '../src';
+import { resetOrDestroy } from '../src/tcp-proxy';
 import type { TcpProxy } from '../src';
 
 /** A server that echoes every byte back, standing in for a broker. */
@@ -99,6 +101,32 @@ describe('startTcpProxy', () => {
     const socket = net.connect(proxy.port, '127.0.0.1');
 
     await closedWithin(socket, 1000);
+  });
+});
+
+describe('resetOrDestroy', () => {
+  // The proxy breaks every connection on cut() and stop(); one whose FIN was just sent must close too.
+  it('closes a socket whose FIN is under way', async () => {
+    const server = net.createServer();
+    const accepted = new Promise<net.Socket>((resolve) => server.once('connection', resolve));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = net.connect({
+      port: (server.address() as AddressInfo).port,
+      host: '127.0.0.1',
+      allowHalfOpen: true,
+    });
+    client.on('error', () => {});
+    const socket = await accepted;
+    socket.on('error', () => {});
+
+    socket.end();
+    await new Promise((resolve) => process.nextTick(resolve));
+    const closed = once(socket, 'close', { signal: AbortSignal.timeout(1_000) });
+    resetOrDestroy(socket);
+
+    await closed;
+    client.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 });
 
