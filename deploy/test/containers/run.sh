@@ -26,6 +26,9 @@ STARTED=$SECONDS
 PROJECT=community-ct-$$
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/community-containers.XXXXXX")
 
+# bounded <seconds> <command…>: a step that hangs fails at its deadline instead of using up CI's
+# time (GNU timeout signals the step's whole process group).
+bounded() { timeout --kill-after=30 "$@"; }
 step() { printf '[containers %4d s] %s\n' $((SECONDS - STARTED)) "$*"; }
 die() {
   printf '[containers %4d s] FAILED: %s\n' $((SECONDS - STARTED)) "$*" >&2
@@ -119,11 +122,11 @@ export E2E_BASE_URL="http://127.0.0.1:$GATEWAY_PORT" E2E_ADMIN_USERNAME="$ADMIN_
   E2E_RECEIVER_HOST="$receiver_host" E2E_RECEIVER_BIND="$receiver_host"
 # On the stack as compose started it, before the e2e overlay's run recreates its services.
 step "compose checks (e2e/test/compose-stack): only the gateway reachable, posts-service restarted mid-traffic"
-E2E_COMPOSE_PROJECT="$PROJECT" npx jest --selectProjects e2e --testPathPatterns e2e/test/compose-stack </dev/null ||
+E2E_COMPOSE_PROJECT="$PROJECT" bounded 900 npx jest --selectProjects e2e --testPathPatterns e2e/test/compose-stack </dev/null ||
   die "the compose checks failed"
 run_e2e_image
 
 step "password runbooks (e2e/test/compose-rotation): each database role, Redis, RabbitMQ, under traffic"
 E2E_COMPOSE_PROJECT="$PROJECT" E2E_COMPOSE_COMMAND="$WORK/compose" E2E_COMPOSE_ENV_FILE="$WORK/.env" \
-  npx jest --selectProjects e2e --testPathPatterns e2e/test/compose-rotation </dev/null ||
+  bounded 1800 npx jest --selectProjects e2e --testPathPatterns e2e/test/compose-rotation </dev/null ||
   die "the password runbooks failed"

@@ -86,7 +86,7 @@ run_e2e_image() {
   local status=0
   rm -f "$ROOT/reports/junit.xml" "$ROOT/reports/summary.md"
   step "e2e image: --profile e2e run --rm e2e (any-stack suite against gateway:8080 on the backend network)"
-  compose --profile e2e run --rm e2e </dev/null 2>&1 | tee "$WORK/e2e.log" || status=$?
+  bounded 900 "$WORK/compose" --profile e2e run --rm e2e </dev/null 2>&1 | tee "$WORK/e2e.log" || status=$?
   cp -R "$ROOT/reports" "$WORK/reports" 2>/dev/null || true
   npx --no-install tsx "$HERE/lib/junit-check.ts" "$ROOT/reports" "$WORK/e2e.log" "$status" ||
     die "the e2e image's reports do not match its run"
