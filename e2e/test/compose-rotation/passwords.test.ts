@@ -151,7 +151,7 @@ describe('the password runbooks on the compose stack', () => {
       await gap(replaceGateway);
       expect((await cli(next, 'ACL', 'SETUSER', 'default', `<${old}`)).out.trim()).toBe('OK');
       // Redis itself with the new password in its settings, for its health check and its next start.
-      await recreateService(project, 'redis', rotated, 60_000);
+      await recreateService(project, 'redis', rotated);
     });
     const renewed = await container('redis');
     expect((await attempt(renewed, ['redis-cli', '--no-auth-warning', '-a', old, 'PING'])).out).not.toMatch(
