@@ -10,11 +10,12 @@
  * 2. Memory: BENCH_STREAMS (1000; 0 skips this part) streams opened through the gateway (5 per account), the resident
  *    memory of users-service and the gateway before and after, per 1,000 streams.
  */
-import http from 'node:http';
 import { randomBytes } from 'node:crypto';
+import { MAX_STREAMS_PER_ACCOUNT } from '@community/contracts';
 import { createComment, createPost } from '../e2e/src/flows';
 import { startOwnedStack } from '../e2e/src/stack/owned-stack';
 import { UNLIMITED, World, type Member } from '../e2e/src/world';
+import { arrival, openStream, summary, type Stream } from './sse';
 
 process.env.TEST_PG_URL ??= process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 process.env.TEST_REDIS_URL ??= process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -25,71 +26,9 @@ process.env.E2E_LOG_LEVEL ??= 'warn';
 const COMMENTS = Number(process.env.BENCH_COMMENTS ?? 500);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 8);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
-const PER_ACCOUNT = 5;
+const PER_ACCOUNT = MAX_STREAMS_PER_ACCOUNT;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface Stream {
-  /** Arrival time of each reply notification, by the comment it is about. */
-  arrived: Map<number, number>;
-  /** Who waits for the notification of which comment. */
-  waiters: Map<number, () => void>;
-  opened: Promise<number>;
-  close(): void;
-}
-
-/** A stream read as Server-Sent Events, timing each notification as its frame completes. */
-function openStream(url: string, key: string): Stream {
-  const arrived = new Map<number, number>();
-  const waiters = new Map<number, () => void>();
-  let req: http.ClientRequest;
-  const opened = new Promise<number>((resolve, reject) => {
-    req = http.get(url, { agent: false, headers: { authorization: `Bearer ${key}` } }, (res) => {
-      let buffer = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        if (buffer.startsWith(': open')) resolve(res.statusCode ?? 0);
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) !== -1) {
-          const frame = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = /^data: (.*)$/m.exec(frame)?.[1];
-          if (!data) continue;
-          const item = JSON.parse(data) as { kind: string; subject: { id: number } };
-          if (item.kind !== 'reply') continue;
-          arrived.set(item.subject.id, performance.now());
-          waiters.get(item.subject.id)?.();
-        }
-      });
-      res.on('error', () => undefined);
-      if (res.statusCode !== 200) resolve(res.statusCode ?? 0);
-    });
-    req.on('error', reject);
-  });
-  return { arrived, waiters, opened, close: () => req.destroy() };
-}
-
-function arrival(stream: Stream, commentId: number, timeoutMs = 10_000): Promise<number> {
-  const known = stream.arrived.get(commentId);
-  if (known !== undefined) return Promise.resolve(known);
-  const { waiters } = stream;
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no notification for comment ${commentId}`)), timeoutMs);
-    waiters.set(commentId, () => {
-      clearTimeout(timer);
-      waiters.delete(commentId);
-      resolve(stream.arrived.get(commentId)!);
-    });
-  });
-}
-
-const pct = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-const summary = (ms: number[]) => {
-  const s = [...ms].sort((a, b) => a - b);
-  return `n=${s.length} p50 ${pct(s, 50).toFixed(1)} ms, p90 ${pct(s, 90).toFixed(1)} ms, p99 ${pct(s, 99).toFixed(1)} ms, max ${s.at(-1)!.toFixed(1)} ms`;
-};
 
 interface Timings {
   created: number[];

@@ -1,0 +1,164 @@
+/**
+ * Many streams (issue 47, DESIGN.md §18): `npm run bench:streams`, loopback only, bounded. The
+ * whole stack as child processes, one gateway and one users-service (the e2e suite's owned stack,
+ * dropped at the end).
+ * 1. Opens BENCH_STREAMS (5,000) notification streams through the gateway, MAX_STREAMS_PER_ACCOUNT
+ *    per account, BENCH_BATCH (250) at a time; prints each process's resident memory and open
+ *    files before and after, and its memory per stream (target ≤ 16 KiB a process).
+ * 2. With all of them open: heartbeats every BENCH_HEARTBEAT_S (5) seconds for BENCH_WATCH_S (20),
+ *    and how late each arrived after the one before (target: on time); then BENCH_COMMENTS (200)
+ *    comments, 8 in flight, each timed to its reply on the recipient's stream (target p99 ≤ 1 s).
+ * The file limit here is 20,000 a process: the gateway holds two sockets a stream.
+ */
+import { readdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { MAX_STREAMS_PER_ACCOUNT } from '@community/contracts';
+import { createComment, createPost } from '../e2e/src/flows';
+import { startOwnedStack, type OwnedStack } from '../e2e/src/stack/owned-stack';
+import { UNLIMITED, World, type Member } from '../e2e/src/world';
+import { arrival, openStream, summary, type Stream } from './sse';
+
+process.env.TEST_PG_URL ??= process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+process.env.TEST_REDIS_URL ??= process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+process.env.TEST_AMQP_URL ??= process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+process.env.TEST_RUN_ID ??= `bench${randomBytes(3).toString('hex')}`;
+process.env.E2E_LOG_LEVEL ??= 'warn';
+
+const STREAMS = Number(process.env.BENCH_STREAMS ?? 5000);
+const BATCH = Number(process.env.BENCH_BATCH ?? 250);
+const HEARTBEAT_S = Number(process.env.BENCH_HEARTBEAT_S ?? 5);
+const WATCH_S = Number(process.env.BENCH_WATCH_S ?? 20);
+const COMMENTS = Number(process.env.BENCH_COMMENTS ?? 200);
+const IN_FLIGHT = 8;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Reading {
+  rssKiB: number;
+  files: number;
+}
+type Readings = Record<'gateway' | 'users', Reading>;
+
+function read(stack: OwnedStack): Readings {
+  const one = (name: 'gateway' | 'users'): Reading => {
+    const process = stack.services[name];
+    return { rssKiB: process.rssKiB() ?? 0, files: readdirSync(`/proc/${process.pid}/fd`).length };
+  };
+  return { gateway: one('gateway'), users: one('users') };
+}
+
+/** Members enough for `streams` streams, a few registrations at a time (each hashes a password). */
+async function members(world: World, streams: number): Promise<Member[]> {
+  const wanted = Math.ceil(streams / MAX_STREAMS_PER_ACCOUNT);
+  const made: Member[] = [];
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (made.length < wanted) made.push(await world.member());
+    }),
+  );
+  return made;
+}
+
+/** Opens `count` streams, `BATCH` at a time, each account's up to its cap. */
+async function openAll(url: string, accounts: Member[], count: number) {
+  const keys = accounts.flatMap((a) => Array<string>(MAX_STREAMS_PER_ACCOUNT).fill(a.key)).slice(0, count);
+  const streams: Stream[] = [];
+  let refused = 0;
+  for (let i = 0; i < keys.length; i += BATCH) {
+    const batch = keys.slice(i, i + BATCH).map((key) => openStream(url, key));
+    const statuses = await Promise.all(batch.map((s) => s.opened.catch(() => 0)));
+    refused += statuses.filter((s) => s !== 200).length;
+    streams.push(...batch);
+  }
+  return { streams, refused };
+}
+
+/** How late each heartbeat came after the one before it, in ms, over every stream. */
+function lateness(streams: Stream[], from: number, periodMs: number): number[] {
+  return streams.flatMap((s) => {
+    const beats = s.heartbeats.filter((t) => t >= from);
+    return beats.slice(1).map((t, i) => Math.max(0, t - beats[i]! - periodMs));
+  });
+}
+
+async function replies(world: World, url: string, author: Member, replier: Member) {
+  const post = await createPost(world.as(author), await world.category());
+  const stream = openStream(url, author.key);
+  if ((await stream.opened) !== 200) throw new Error("the recipient's stream did not open");
+  const pushed: number[] = [];
+  let left = COMMENTS;
+  try {
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (left-- > 0) {
+          const sent = performance.now();
+          const comment = await createComment(world.as(replier), post.id, 'Timed reply');
+          pushed.push((await arrival(stream, comment.id)) - sent);
+        }
+      }),
+    );
+  } finally {
+    stream.close();
+  }
+  return pushed;
+}
+
+function report(label: string, before: Reading, after: Reading, open: number) {
+  const perStream = (after.rssKiB - before.rssKiB) / open;
+  console.log(
+    `  ${label.padEnd(13)} ${(before.rssKiB / 1024).toFixed(0)} → ${(after.rssKiB / 1024).toFixed(0)} MiB, ` +
+      `${perStream.toFixed(1)} KiB a stream (target ≤ 16), files ${before.files} → ${after.files}`,
+  );
+}
+
+async function main() {
+  const stack = await startOwnedStack('bench_streams', {
+    env: { NOTIFICATION_HEARTBEAT_SECONDS: String(HEARTBEAT_S) },
+  });
+  let streams: Stream[] = [];
+  try {
+    const world = new World(stack.baseUrl, stack.admin);
+    const url = `${stack.baseUrl}/api/v1/notifications/stream`;
+    const [author, replier] = await Promise.all([
+      world.member({ plan: UNLIMITED }),
+      world.member({ plan: UNLIMITED }),
+    ]);
+    const started = performance.now();
+    const accounts = await members(world, STREAMS);
+    console.log(`${accounts.length} members in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    await sleep(2_000);
+    const before = read(stack);
+    const opening = performance.now();
+    const opened = await openAll(url, accounts, STREAMS);
+    streams = opened.streams;
+    const open = streams.length - opened.refused;
+    console.log(
+      `${open} streams open (${opened.refused} refused) in ${((performance.now() - opening) / 1000).toFixed(1)} s`,
+    );
+    await sleep(3_000);
+    const after = read(stack);
+    console.log('resident memory and open files, before → after:');
+    report('gateway', before.gateway, after.gateway, open);
+    report('users-service', before.users, after.users, open);
+
+    const watching = performance.now();
+    await sleep(WATCH_S * 1000);
+    const late = lateness(streams, watching, HEARTBEAT_S * 1000);
+    console.log(`heartbeats every ${HEARTBEAT_S} s, lateness over ${WATCH_S} s: ${summary(late)}`);
+
+    const pushed = await replies(world, url, author, replier);
+    console.log(`comment → reply on its stream, ${IN_FLIGHT} in flight, all open: ${summary(pushed)}`);
+    const end = read(stack);
+    console.log(
+      `at the end: gateway ${(end.gateway.rssKiB / 1024).toFixed(0)} MiB, users-service ${(end.users.rssKiB / 1024).toFixed(0)} MiB`,
+    );
+  } finally {
+    for (const s of streams) s.close();
+    await stack.stop();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
