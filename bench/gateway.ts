@@ -50,6 +50,9 @@
  *      posts-service runs from there, against the same database, and the target `compare` goes
  *      straight to it like `direct`: before and after of a posts-service change in one run, each
  *      measured run alternating with the other; its CPU is the `compare` column),
+ *      BENCH_TIMELINE (0: when set to N, after the wrk runs, N seconds of one request at a time
+ *      straight to posts-service and through the gateway, each timed, and when the answers over
+ *      10 ms came: bench/timeline.ts),
  *      BENCH_GW_DATABASE_URL, BENCH_REDIS_URL, BENCH_AMQP_URL.
  *
  * Besides req/s and latency it reports CPU per request of every process (from /proc), which on a
@@ -86,6 +89,7 @@ import {
   intEnv,
 } from './infra';
 import { benchAccount, signedRead } from './seed-posts';
+import { record, slowAnswers } from './timeline';
 
 const root = path.resolve(__dirname, '..');
 const place = benchPlace('gw', 'BENCH_GW_DATABASE_URL');
@@ -116,6 +120,7 @@ const GATEWAY_NODE_ARGS = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ')
 const POSTS_NODE_ARGS = (process.env.BENCH_POSTS_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const PROXY_NODE_ARGS = (process.env.BENCH_PROXY_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const KEEP_LOGS = process.env.BENCH_KEEP_LOGS === '1';
+const TIMELINE = intEnv('BENCH_TIMELINE', 0);
 const COMPARE_ROOT = process.env.BENCH_COMPARE_ROOT
   ? path.resolve(process.env.BENCH_COMPARE_ROOT)
   : undefined;
@@ -971,6 +976,16 @@ async function main(): Promise<void> {
     printTable(level);
     report(level, targets, connections);
   }
+  // BENCH_TIMELINE: when the slow answers come, straight to posts-service and through the gateway.
+  if (TIMELINE > 0) {
+    const byTarget = plans(urls, data, token);
+    for (const target of targets.filter((t) => t === 'direct' || t === 'gateway')) {
+      const { url, requests } = byTarget[target];
+      console.log(`\n${target}, one request at a time for ${TIMELINE} s (bench/timeline.ts):`);
+      for (const line of slowAnswers(await record({ url, requests }, TIMELINE))) console.log(`  ${line}`);
+    }
+  }
+
   const failed = rows.filter(
     (r) =>
       r.result.non2xx ||
