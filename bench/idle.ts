@@ -9,16 +9,10 @@
  * On-CPU time is read from /proc/<pid>/task/<tid>/schedstat (nanoseconds, every thread: the event
  * loop, libuv's pool and V8's GC helpers).
  */
+import './owned-stack-env';
 import { readdirSync, readFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { startOwnedStack } from '../e2e/src/stack/owned-stack';
-
-process.env.TEST_PG_URL ??= process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-process.env.TEST_REDIS_URL ??= process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-process.env.TEST_AMQP_URL ??= process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
-process.env.TEST_RUN_ID ??= `bench${randomBytes(3).toString('hex')}`;
-process.env.E2E_LOG_LEVEL ??= 'warn';
 
 const SETTLE_S = Number(process.env.BENCH_SETTLE_S ?? 10);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 60);

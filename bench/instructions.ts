@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { getStatus } from './measure';
 
 /** valgrind's arguments before the node command: callgrind, its files in `workDir`. */
 export const callgrindArgs = (workDir: string) => [
@@ -23,21 +24,11 @@ export async function loadReads(
   concurrency: number,
 ): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-  const get = (url: string, headers: Record<string, string>) =>
-    new Promise<number>((resolve, reject) => {
-      const req = http.get(url, { headers, agent, timeout: 120_000 }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-        res.on('error', reject);
-      });
-      req.on('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
-      req.on('error', reject);
-    });
   let next = 0;
   const worker = async () => {
     while (next < count) {
       const path = paths[next++ % paths.length]!;
-      const status = await get(base + path, headersFor(path));
+      const status = await getStatus(agent, base + path, headersFor(path), 120_000);
       if (status !== 200) throw new Error(`GET ${path} answered ${status}`);
     }
   };

@@ -82,3 +82,21 @@ function get(
       .on('error', reject);
   });
 }
+
+/** A GET on `agent` whose body is read and dropped: its status, or an error after `timeoutMs` of silence. */
+export function getStatus(
+  agent: http.Agent,
+  url: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent, headers, timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
+    req.on('error', reject);
+  });
+}

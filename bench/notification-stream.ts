@@ -10,18 +10,12 @@
  * 2. Memory: BENCH_STREAMS (1000; 0 skips this part) streams opened through the gateway (5 per account), the resident
  *    memory of users-service and the gateway before and after, per 1,000 streams.
  */
-import { randomBytes } from 'node:crypto';
+import './owned-stack-env';
 import { MAX_STREAMS_PER_ACCOUNT } from '@community/contracts';
 import { createComment, createPost } from '../e2e/src/flows';
 import { startOwnedStack } from '../e2e/src/stack/owned-stack';
 import { UNLIMITED, World, type Member } from '../e2e/src/world';
 import { arrival, openStream, summary, type Stream } from './sse';
-
-process.env.TEST_PG_URL ??= process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-process.env.TEST_REDIS_URL ??= process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-process.env.TEST_AMQP_URL ??= process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
-process.env.TEST_RUN_ID ??= `bench${randomBytes(3).toString('hex')}`;
-process.env.E2E_LOG_LEVEL ??= 'warn';
 
 const COMMENTS = Number(process.env.BENCH_COMMENTS ?? 500);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 8);

@@ -3,6 +3,7 @@
  * (bench:notifications, bench:streams).
  */
 import http from 'node:http';
+import { percentile } from './measure';
 
 export interface Stream {
   /** Arrival time of each reply notification, by the comment it is about. */
@@ -65,11 +66,9 @@ export function arrival(stream: Stream, commentId: number, timeoutMs = 10_000): 
   });
 }
 
-const pct = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-
 /** `n=… p50 … p90 … p99 … max …` of a list of milliseconds. */
 export function summary(ms: number[]): string {
   const s = [...ms].sort((a, b) => a - b);
-  return `n=${s.length} p50 ${pct(s, 50).toFixed(1)} ms, p90 ${pct(s, 90).toFixed(1)} ms, p99 ${pct(s, 99).toFixed(1)} ms, max ${s.at(-1)!.toFixed(1)} ms`;
+  if (s.length === 0) return 'n=0';
+  return `n=${s.length} p50 ${percentile(s, 50).toFixed(1)} ms, p90 ${percentile(s, 90).toFixed(1)} ms, p99 ${percentile(s, 99).toFixed(1)} ms, max ${s.at(-1)!.toFixed(1)} ms`;
 }

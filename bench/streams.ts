@@ -10,19 +10,13 @@
  *    comments, 8 in flight, each timed to its reply on the recipient's stream (target p99 ≤ 1 s).
  * The file limit here is 20,000 a process: the gateway holds two sockets a stream.
  */
+import './owned-stack-env';
 import { readdirSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { MAX_STREAMS_PER_ACCOUNT } from '@community/contracts';
 import { createComment, createPost } from '../e2e/src/flows';
 import { startOwnedStack, type OwnedStack } from '../e2e/src/stack/owned-stack';
 import { UNLIMITED, World, type Member } from '../e2e/src/world';
 import { arrival, openStream, summary, type Stream } from './sse';
-
-process.env.TEST_PG_URL ??= process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-process.env.TEST_REDIS_URL ??= process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
-process.env.TEST_AMQP_URL ??= process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
-process.env.TEST_RUN_ID ??= `bench${randomBytes(3).toString('hex')}`;
-process.env.E2E_LOG_LEVEL ??= 'warn';
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 5000);
 const BATCH = Number(process.env.BENCH_BATCH ?? 250);

@@ -6,6 +6,7 @@
  * its own pauses count too, which the same probe against posts-service directly shows.
  */
 import http from 'node:http';
+import { getStatus, percentile } from './measure';
 
 export interface Probe {
   url: string;
@@ -18,18 +19,6 @@ export interface Timeline {
   answers: { at: number; ms: number }[];
 }
 
-function getOn(agent: http.Agent, url: string, headers: Record<string, string>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(url, { agent, headers, timeout: 5_000 }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error(`GET ${url} timed out`)));
-    req.on('error', reject);
-  });
-}
-
 /** One request at a time for `seconds`. */
 export async function record({ url, requests }: Probe, seconds: number): Promise<Timeline> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -39,7 +28,7 @@ export async function record({ url, requests }: Probe, seconds: number): Promise
     for (let i = 0; performance.now() - start < seconds * 1000; i++) {
       const { path, headers } = requests[i % requests.length]!;
       const sent = performance.now();
-      const status = await getOn(agent, `${url}${path}`, headers);
+      const status = await getStatus(agent, `${url}${path}`, headers, 5_000);
       if (status >= 400) throw new Error(`GET ${path}: ${status}`);
       answers.push({ at: sent - start, ms: performance.now() - sent });
     }
@@ -48,8 +37,6 @@ export async function record({ url, requests }: Probe, seconds: number): Promise
   }
   return { answers };
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** The answers over `slowMs`: how many, at what second, and the gaps between them. */
 export function slowAnswers({ answers }: Timeline, slowMs = 10): string[] {
@@ -65,7 +52,7 @@ export function slowAnswers({ answers }: Timeline, slowMs = 10): string[] {
   if (gaps.length > 0) {
     const sorted = [...gaps].sort((a, b) => a - b);
     lines.push(
-      `  gaps between them: median ${median(gaps)!.toFixed(2)} s, shortest ${sorted[0]!.toFixed(2)} s, ` +
+      `  gaps between them: median ${percentile(sorted, 50).toFixed(2)} s, shortest ${sorted[0]!.toFixed(2)} s, ` +
         `longest ${sorted.at(-1)!.toFixed(2)} s`,
     );
   }
