@@ -92,21 +92,8 @@ export async function startOwnedStack(
   // With replicas, each service's processes stand behind a balancer, as behind a Kubernetes Service.
   const balancers = replicas > 1 ? await startBalancers(ports, balancerPorts) : {};
   const reach = (name: ServiceName) => balancers[name]?.url ?? `http://127.0.0.1:${ports[name][0]}`;
-  const wiring = {
-    label,
-    replicas,
-    infra,
-    sandbox,
-    amqpProxy,
-    redisProxy,
-    logDir,
-    admin,
-    ports,
-    reach,
-    env,
-    root,
-  };
-  const all = serviceProcesses(wiring);
+  const wiring = { label, replicas, infra, sandbox, amqpProxy, redisProxy, logDir, admin, ports, env, root };
+  const all = serviceProcesses({ ...wiring, reach });
   const stopAll = () => stopStack(all, [amqpProxy, redisProxy, ...Object.values(balancers)]);
   try {
     // The data services migrate their own schemas, so they can start together (every replica at once:

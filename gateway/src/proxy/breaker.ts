@@ -11,6 +11,9 @@ export class CallerGoneError extends Error {
   }
 }
 
+/** The service stopped answering anything (the watchdog's finding), or a stream's head never came. */
+export class StalledError extends Error {}
+
 const BREAKER_STATE = { closed: 0, halfOpen: 1, open: 2 } as const;
 
 /**

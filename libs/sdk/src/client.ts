@@ -60,89 +60,96 @@ function encode(body: Record<string, unknown>): string {
   return form.toString();
 }
 
-export function createClient(options: ClientOptions): Client {
-  const base = options.baseUrl.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
-  const credential = options.apiKey ?? options.accessToken;
-  let lastRateLimit: RateLimit | null = null;
-  const transport: TransportOptions = {
-    maxRetries: options.maxRetries ?? 2,
-    timeoutMs: options.timeoutMs ?? 30_000,
-    maxRetryWaitMs: options.maxRetryWaitMs ?? 60_000,
-    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
-    onRateLimit: (limit) => (lastRateLimit = limit),
+/** What every call of one client shares: where the API is, the credential and the transport. */
+interface Connection {
+  base: string;
+  credential: string | undefined;
+  transport: TransportOptions;
+}
+
+function outgoing(conn: Connection, id: OperationId, params: Loose, url?: string): Outgoing {
+  const d: Descriptor = OPERATIONS[id];
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  // The OAuth protocol endpoints authenticate the app (Basic or form fields), never a bearer.
+  if (conn.credential && !has(d, 'form')) headers.Authorization = `Bearer ${conn.credential}`;
+  let body: string | undefined;
+  if (params.body !== undefined) {
+    headers['Content-Type'] = has(d, 'form') ? 'application/x-www-form-urlencoded' : 'application/json';
+    body = has(d, 'form') ? encode(params.body) : JSON.stringify(params.body);
+  }
+  if (has(d, 'idempotent')) headers['Idempotency-Key'] = params.idempotencyKey ?? crypto.randomUUID();
+  Object.assign(headers, params.headers);
+  return {
+    method: d.method,
+    url: url ?? urlOf(conn.base, id, d, params),
+    headers,
+    body,
+    signal: params.signal,
+    redirect: has(d, 'redirect'),
   };
+}
 
-  function outgoing(id: OperationId, params: Loose, url?: string): Outgoing {
-    const d: Descriptor = OPERATIONS[id];
-    const headers: Record<string, string> = { Accept: 'application/json' };
-    // The OAuth protocol endpoints authenticate the app (Basic or form fields), never a bearer.
-    if (credential && !has(d, 'form')) headers.Authorization = `Bearer ${credential}`;
-    let body: string | undefined;
-    if (params.body !== undefined) {
-      headers['Content-Type'] = has(d, 'form') ? 'application/x-www-form-urlencoded' : 'application/json';
-      body = has(d, 'form') ? encode(params.body) : JSON.stringify(params.body);
+async function call(conn: Connection, id: OperationId, params: Loose = {}, url?: string) {
+  const answer = 'answer' in OPERATIONS[id] ? 'text' : 'json';
+  return send(conn.transport, outgoing(conn, id, params, url), async (res) => {
+    const text = await res.text();
+    return answer === 'text' || text === '' ? text : (JSON.parse(text) as unknown);
+  });
+}
+
+async function* paginate(conn: Connection, id: OperationId, params: Loose = {}): AsyncGenerator<unknown> {
+  let url: string | undefined;
+  for (;;) {
+    const { value, headers } = await call(conn, id, params, url);
+    const page = value as { data: unknown[]; pagination?: { next_cursor?: string | null } };
+    yield* page.data;
+    const cursor = page.pagination?.next_cursor;
+    const next = cursor ? undefined : nextLink(headers.get('link'), conn.base);
+    if (!cursor && !next) return;
+    if (cursor) {
+      const { page: _page, ...query } = params.query ?? {};
+      params = { ...params, query: { ...query, cursor } };
     }
-    if (has(d, 'idempotent')) headers['Idempotency-Key'] = params.idempotencyKey ?? crypto.randomUUID();
-    Object.assign(headers, params.headers);
-    return {
-      method: d.method,
-      url: url ?? urlOf(base, id, d, params),
-      headers,
-      body,
-      signal: params.signal,
-      redirect: has(d, 'redirect'),
-    };
+    url = next;
   }
+}
 
-  async function call(id: OperationId, params: Loose = {}, url?: string) {
-    const answer = 'answer' in OPERATIONS[id] ? 'text' : 'json';
-    return send(transport, outgoing(id, params, url), async (res) => {
-      const text = await res.text();
-      return answer === 'text' || text === '' ? text : (JSON.parse(text) as unknown);
-    });
-  }
+function stream(conn: Connection, id: OperationId, opts: StreamOptions = {}) {
+  const open = async (lastEventId: string | null) => {
+    const req = outgoing(conn, id, { headers: opts.headers, signal: opts.signal });
+    req.headers.Accept = 'text/event-stream';
+    if (lastEventId) req.headers['Last-Event-ID'] = lastEventId;
+    return (await send(conn.transport, req, async (res) => res)).value;
+  };
+  return streamEvents(open, opts);
+}
 
-  async function* paginate(id: OperationId, params: Loose = {}): AsyncGenerator<unknown> {
-    let url: string | undefined;
-    for (;;) {
-      const { value, headers } = await call(id, params, url);
-      const page = value as { data: unknown[]; pagination?: { next_cursor?: string | null } };
-      yield* page.data;
-      const cursor = page.pagination?.next_cursor;
-      const next = cursor ? undefined : nextLink(headers.get('link'), base);
-      if (!cursor && !next) return;
-      if (cursor) {
-        const { page: _page, ...query } = params.query ?? {};
-        params = { ...params, query: { ...query, cursor } };
-      }
-      url = next;
-    }
-  }
-
+export function createClient(options: ClientOptions): Client {
+  let lastRateLimit: RateLimit | null = null;
+  const conn: Connection = {
+    base: options.baseUrl.replace(/\/+$/, '').replace(/\/api\/v1$/, ''),
+    credential: options.apiKey ?? options.accessToken,
+    transport: {
+      maxRetries: options.maxRetries ?? 2,
+      timeoutMs: options.timeoutMs ?? 30_000,
+      maxRetryWaitMs: options.maxRetryWaitMs ?? 60_000,
+      fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+      onRateLimit: (limit) => (lastRateLimit = limit),
+    },
+  };
   const client: Record<string, unknown> = {
-    paginate,
+    paginate: (id: OperationId, params?: Loose) => paginate(conn, id, params),
     get lastRateLimit() {
       return lastRateLimit;
     },
   };
-  function stream(id: OperationId, opts: StreamOptions = {}) {
-    const open = async (lastEventId: string | null) => {
-      const req = outgoing(id, { headers: opts.headers, signal: opts.signal });
-      req.headers.Accept = 'text/event-stream';
-      if (lastEventId) req.headers['Last-Event-ID'] = lastEventId;
-      return (await send(transport, req, async (res) => res)).value;
-    };
-    return streamEvents(open, opts);
-  }
-
   for (const id of Object.keys(OPERATIONS) as OperationId[]) {
     const d: Descriptor = OPERATIONS[id];
     client[id] =
       'answer' in d && d.answer === 'stream'
-        ? (opts?: StreamOptions) => stream(id, opts)
-        : async (params?: Loose) => (await call(id, params)).value;
+        ? (opts?: StreamOptions) => stream(conn, id, opts)
+        : async (params?: Loose) => (await call(conn, id, params)).value;
   }
-
   return client as Client;
 }
 

@@ -45,32 +45,41 @@ export interface OAuthClient {
   revoke(token: string): Promise<void>;
 }
 
-export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
-  const client = { client_id: options.clientId };
+const tokens = (set: Oauth.TokenEndpointResponse): TokenSet => ({
+  access_token: set.access_token,
+  token_type: set.token_type,
+  ...(set.expires_in !== undefined ? { expires_in: set.expires_in } : {}),
+  ...(set.refresh_token !== undefined ? { refresh_token: set.refresh_token } : {}),
+  ...(set.scope !== undefined ? { scope: set.scope } : {}),
+});
+
+/** oauth4webapi's options for every request: a local `http://` issuer, a custom fetch. */
+const httpOptions = (oauth: typeof Oauth, options: OAuthClientOptions) => ({
+  ...(options.allowInsecureRequests ? { [oauth.allowInsecureRequests]: true } : {}),
+  ...(options.fetch ? { [oauth.customFetch]: options.fetch } : {}),
+});
+
+/** The library and the server's metadata, fetched once on first use. */
+function discovery(options: OAuthClientOptions) {
   const issuer = new URL(options.baseUrl.replace(/\/+$/, '').replace(/\/api\/v1$/, ''));
   let ready: Promise<{ oauth: typeof Oauth; as: Oauth.AuthorizationServer }> | undefined;
-
-  const http = (oauth: typeof Oauth) => ({
-    ...(options.allowInsecureRequests ? { [oauth.allowInsecureRequests]: true } : {}),
-    ...(options.fetch ? { [oauth.customFetch]: options.fetch } : {}),
-  });
-  const auth = (oauth: typeof Oauth) =>
-    options.clientSecret ? oauth.ClientSecretBasic(options.clientSecret) : oauth.None();
-
-  const discovered = () =>
+  return () =>
     (ready ??= (async () => {
       const oauth = await load();
-      const res = await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...http(oauth) });
+      const res = await oauth.discoveryRequest(issuer, {
+        algorithm: 'oauth2',
+        ...httpOptions(oauth, options),
+      });
       return { oauth, as: await oauth.processDiscoveryResponse(issuer, res) };
     })());
+}
 
-  const tokens = (set: Oauth.TokenEndpointResponse): TokenSet => ({
-    access_token: set.access_token,
-    token_type: set.token_type,
-    ...(set.expires_in !== undefined ? { expires_in: set.expires_in } : {}),
-    ...(set.refresh_token !== undefined ? { refresh_token: set.refresh_token } : {}),
-    ...(set.scope !== undefined ? { scope: set.scope } : {}),
-  });
+export function createOAuthClient(options: OAuthClientOptions): OAuthClient {
+  const client = { client_id: options.clientId };
+  const discovered = discovery(options);
+  const http = (oauth: typeof Oauth) => httpOptions(oauth, options);
+  const auth = (oauth: typeof Oauth) =>
+    options.clientSecret ? oauth.ClientSecretBasic(options.clientSecret) : oauth.None();
 
   return {
     async authorizationUrl({ scope }) {
