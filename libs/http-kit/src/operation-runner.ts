@@ -19,6 +19,8 @@ export interface RunnableOperation extends RoutedOperation {
   readonly response: {
     readonly status: number;
     readonly kind: string;
+    /** The contract schema the answer's data follows, by its name in {@link Resources}. */
+    readonly schema?: string | null;
     readonly noStore?: true;
     /** A 201's `Location`, under the router's base: `{id}` is the created `id`. */
     readonly location?: string;
@@ -73,18 +75,37 @@ export interface ListAnswer<T extends object> extends Omit<TimeOrderedList<T>, '
   position?(item: T): number;
 }
 
+/** The contract schemas by the names operations give them (libs/openapi's `RESOURCES`). */
+export type Resources = { readonly [name: string]: z.ZodType };
+
+/** The data of an operation's answer, as its contract schema says; unknown without the schemas. */
+type DataOf<Op extends RunnableOperation, R extends Resources> = Op['response'] extends {
+  schema: infer Name extends keyof R & string;
+}
+  ? z.output<R[Name]>
+  : unknown;
+
 /** What an operation's declared response is made from. */
-export type ResultOf<Op extends RunnableOperation> = Op['response']['kind'] extends 'page'
-  ? Page<unknown> | ListAnswer<object>
+export type ResultOf<
+  Op extends RunnableOperation,
+  R extends Resources = Resources,
+> = Op['response']['kind'] extends 'page'
+  ? Page<DataOf<Op, R>> | ListAnswer<object>
   : Op['response']['status'] extends 201
-    ? { id: number }
+    ? DataOf<Op, R> & { id: number }
     : Op['response']['status'] extends 302
       ? { location: string }
-      : unknown;
+      : Op['response']['kind'] extends 'single'
+        ? DataOf<Op, R>
+        : unknown;
 
-export type OperationHandler<Op extends RunnableOperation, SessionCaller = Actor | null> = (
+export type OperationHandler<
+  Op extends RunnableOperation,
+  SessionCaller = Actor | null,
+  R extends Resources = Resources,
+> = (
   input: OperationInput<Op, SessionCaller>,
-) => ResultOf<Op> | Answered | Promise<ResultOf<Op> | Answered>;
+) => ResultOf<Op, R> | Answered | Promise<ResultOf<Op, R> | Answered>;
 
 /** The escape hatch: an express handler that parses, authorises and answers by itself. */
 export interface RawHandler {
@@ -93,8 +114,12 @@ export interface RawHandler {
 export const raw = (handler: Handler): RawHandler => ({ raw: handler });
 
 /** A handler for every operation of a table: a missing one fails the typecheck. */
-export type OperationHandlers<Ops extends readonly RunnableOperation[], SessionCaller = Actor | null> = {
-  [Op in Ops[number] as Op['id']]: OperationHandler<Op, SessionCaller> | RawHandler;
+export type OperationHandlers<
+  Ops extends readonly RunnableOperation[],
+  SessionCaller = Actor | null,
+  R extends Resources = Resources,
+> = {
+  [Op in Ops[number] as Op['id']]: OperationHandler<Op, SessionCaller, R> | RawHandler;
 };
 
 export interface RunOptions<SessionCaller> {

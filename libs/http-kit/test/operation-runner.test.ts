@@ -69,6 +69,25 @@ const handlers: OperationHandlers<typeof TABLE> = {
 // @ts-expect-error: an operation of the table without a handler fails the typecheck.
 const _missing: OperationHandlers<typeof TABLE> = { listThings: handlers.listThings };
 
+// A handler returns what its response's contract schema says, when the table names one.
+const _NAMED = [
+  {
+    id: 'getNamed',
+    method: 'get',
+    path: '/named/{id}',
+    scope: null,
+    response: { status: 200, kind: 'single', schema: 'Named' },
+  },
+] as const;
+const _NAMED_RESOURCES = { Named: z.object({ id: z.number(), name: z.string() }) };
+const _named: OperationHandlers<typeof _NAMED, null, typeof _NAMED_RESOURCES> = {
+  getNamed: ({ params }) => ({ id: params.id, name: 'a name' }),
+};
+const _unnamed: OperationHandlers<typeof _NAMED, null, typeof _NAMED_RESOURCES> = {
+  // @ts-expect-error: a result without the schema's `name` fails the typecheck.
+  getNamed: ({ params }) => ({ id: params.id }),
+};
+
 let server: RunningServer;
 
 beforeAll(async () => {

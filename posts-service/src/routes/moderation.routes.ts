@@ -1,5 +1,4 @@
-import type { OperationHandlers } from '@community/http-kit';
-import type { POST_OPERATIONS } from '@community/openapi';
+import type { POST_OPERATIONS, ContractHandlers } from '@community/openapi';
 import { listModerationActions, moderationActionsAfter } from '../domain/moderation/actions';
 import { decideFlag, flagContent, listFlags, readFlag, type FlagDeps } from '../domain/moderation/flags';
 
@@ -18,5 +17,5 @@ export function moderationHandlers(deps: FlagDeps) {
       byPage: () => listModerationActions(deps.sql, actor, query),
       after: (id: number) => moderationActionsAfter(deps.sql, actor, query, id),
     }),
-  } satisfies Partial<OperationHandlers<typeof POST_OPERATIONS>>;
+  } satisfies Partial<ContractHandlers<typeof POST_OPERATIONS>>;
 }

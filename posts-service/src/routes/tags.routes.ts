@@ -1,5 +1,4 @@
-import type { OperationHandlers } from '@community/http-kit';
-import type { POST_OPERATIONS } from '@community/openapi';
+import type { POST_OPERATIONS, ContractHandlers } from '@community/openapi';
 import type { TxDeps } from '@community/events';
 import { listTags } from '../domain/tags';
 
@@ -7,5 +6,5 @@ import { listTags } from '../domain/tags';
 export function tagsHandlers(deps: TxDeps) {
   return {
     listTags: ({ query }) => listTags(deps.sql, query),
-  } satisfies Partial<OperationHandlers<typeof POST_OPERATIONS>>;
+  } satisfies Partial<ContractHandlers<typeof POST_OPERATIONS>>;
 }

@@ -1,5 +1,5 @@
-import { ANSWERED, publicBase, type OperationHandlers } from '@community/http-kit';
-import type { USER_OPERATIONS } from '@community/openapi';
+import { ANSWERED, publicBase } from '@community/http-kit';
+import type { USER_OPERATIONS, ContractHandlers } from '@community/openapi';
 import type { TxDeps } from '@community/events';
 import { streamExport, type ExportDeps } from '../domain/export/account-export';
 import type { KeyCreator } from '../domain/keys/manage-keys';
@@ -10,9 +10,9 @@ export function erasureHandlers(deps: TxDeps & ExportDeps) {
   return {
     eraseMe: ({ actor, body, query, res }) => eraseMe(deps, actor, body, query, String(res.locals.clientIp)),
     eraseUser: ({ actor, params, query }) => eraseUser(deps, actor, params.id, query),
-    exportMe: async ({ actor, req, res }) => {
+    exportMe: async ({ actor, req, res }): Promise<typeof ANSWERED> => {
       await streamExport(deps, actor, res, publicBase(req));
       return ANSWERED;
     },
-  } satisfies Partial<OperationHandlers<typeof USER_OPERATIONS, KeyCreator>>;
+  } satisfies Partial<ContractHandlers<typeof USER_OPERATIONS, KeyCreator>>;
 }
