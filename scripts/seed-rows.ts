@@ -181,20 +181,32 @@ function likers(plan: SeedPlan, rand: () => number, count: number, except: numbe
 
 export const LIKE_COLUMNS = 'post_id, user_id, created_at';
 
+/** One like row for each liker of a thing, at most `withinMinutes` after the thing was written. */
+function* likeRows(plan: SeedPlan, thing: LikedThing, withinMinutes: number) {
+  for (const user of likers(plan, thing.rand, thing.likes, thing.author))
+    yield row([
+      thing.id,
+      user,
+      time(Math.min(plan.end, thing.at + between(thing.rand, 1, withinMinutes) * MINUTE)),
+    ]);
+}
+
+interface LikedThing {
+  id: number;
+  author: number;
+  likes: number;
+  at: number;
+  rand: ReturnType<typeof streamOf>;
+}
+
 export function postLikeRows(plan: SeedPlan, tally: SeedTally) {
   return chunked(
     (function* () {
       for (let i = 0; i < plan.posts; i++) {
         const post = shapeOf(plan, i);
         const rand = streamOf(post.id, STREAM.likes);
-        for (const user of likers(plan, rand, post.likes, post.author)) {
-          tally.likes++;
-          yield row([
-            post.id,
-            user,
-            time(Math.min(plan.end, post.createdAt + between(rand, 1, 2880) * MINUTE)),
-          ]);
-        }
+        const thing = { id: post.id, author: post.author, likes: post.likes, at: post.createdAt, rand };
+        tally.likes += yield* counted(likeRows(plan, thing, 2880));
       }
     })(),
   );
@@ -207,17 +219,20 @@ export function commentLikeRows(plan: SeedPlan, tally: SeedTally) {
     (function* () {
       for (const { comment } of allComments(plan)) {
         const rand = streamOf(comment.id, STREAM.commentLikes);
-        for (const user of likers(plan, rand, comment.likes, comment.author)) {
-          tally.commentLikes++;
-          yield row([
-            comment.id,
-            user,
-            time(Math.min(plan.end, comment.at + between(rand, 1, 600) * MINUTE)),
-          ]);
-        }
+        tally.commentLikes += yield* counted(likeRows(plan, { ...comment, rand }, 600));
       }
     })(),
   );
+}
+
+/** Yields what `rows` yields and returns how many there were. */
+function* counted<T>(rows: Iterable<T>): Generator<T, number> {
+  let n = 0;
+  for (const one of rows) {
+    n++;
+    yield one;
+  }
+  return n;
 }
 
 const capitalise = (w: string) => w[0]!.toUpperCase() + w.slice(1);
@@ -234,6 +249,16 @@ export function memberNames(id: number) {
   };
 }
 
+/** The members, registered evenly over the year before the first post. */
+function* members(plan: SeedPlan) {
+  const year = 365 * 24 * 60 * MINUTE;
+  for (let u = 0; u < plan.users; u++) {
+    const id = plan.firstUserId + u;
+    const at = time(plan.end - plan.span - year + Math.floor((year * u) / plan.users));
+    yield { u, id, at, ...memberNames(id) };
+  }
+}
+
 export const USER_COLUMNS =
   'id, username, email, password_hash, display_name, posts_count, comments_count, likes_received, ' +
   'posts_created, comments_created, likes_ever_received, created_at, updated_at';
@@ -242,11 +267,7 @@ export const USER_COLUMNS =
 export function userRows(plan: SeedPlan, tally: SeedTally, passwordHash: string) {
   return chunked(
     (function* () {
-      const year = 365 * 24 * 60 * MINUTE;
-      for (let u = 0; u < plan.users; u++) {
-        const id = plan.firstUserId + u;
-        const { username, displayName } = memberNames(id);
-        const at = time(plan.end - plan.span - year + Math.floor((year * u) / plan.users));
+      for (const { u, id, username, displayName, at } of members(plan)) {
         const [posts, comments, likes] = [tally.postsBy[u]!, tally.commentsBy[u]!, tally.likesTo[u]!];
         yield row([
           id,
@@ -274,13 +295,8 @@ export const AUTHOR_COLUMNS = 'id, username, display_name, source_timestamp, reg
 export function authorRows(plan: SeedPlan) {
   return chunked(
     (function* () {
-      const year = 365 * 24 * 60 * MINUTE;
-      for (let u = 0; u < plan.users; u++) {
-        const id = plan.firstUserId + u;
-        const { username, displayName } = memberNames(id);
-        const at = time(plan.end - plan.span - year + Math.floor((year * u) / plan.users));
+      for (const { id, username, displayName, at } of members(plan))
         yield row([id, username, displayName, at, at]);
-      }
     })(),
   );
 }

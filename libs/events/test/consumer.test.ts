@@ -1,9 +1,15 @@
-import { deleteAmqpObjects, testExchange, testInfra, waitFor } from '@community/test-harness';
+import { testExchange, testInfra, waitFor } from '@community/test-harness';
 import amqplib from 'amqplib';
 import type { Channel, ChannelModel } from 'amqplib';
 import { Registry } from 'prom-client';
 import { EventConsumer, newEventId, topologyNames, type AmqpConnection, type EventEnvelope } from '../src';
-import { fastConnection, logger, serviceDatabase, type ServiceDatabase } from './support/fixtures';
+import {
+  deleteTopology,
+  fastConnection,
+  logger,
+  serviceDatabase,
+  type ServiceDatabase,
+} from './support/fixtures';
 
 const NOTES_TABLE = 'create table notes (event_id text primary key, text text not null);';
 const MAX_DELIVERIES = 3;
@@ -87,10 +93,7 @@ describe('EventConsumer', () => {
     await consumer.stop();
     await amqp.close();
     await raw.close();
-    await deleteAmqpObjects(amqpUrl, {
-      queues: [names.queue, names.deadLetterQueue],
-      exchanges: [exchange, names.deadLetterExchange],
-    });
+    await deleteTopology(exchange, 'notes');
     await db.close();
   });
 

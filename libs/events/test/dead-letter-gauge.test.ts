@@ -1,15 +1,14 @@
-import {
-  deleteAmqpObjects,
-  startTcpProxy,
-  testExchange,
-  testInfra,
-  waitFor,
-  type TcpProxy,
-} from '@community/test-harness';
+import { startTcpProxy, testExchange, testInfra, waitFor, type TcpProxy } from '@community/test-harness';
 import amqplib from 'amqplib';
 import { Registry } from 'prom-client';
 import { EventConsumer, topologyNames, type AmqpConnection } from '../src';
-import { fastConnection, logger, serviceDatabase, type ServiceDatabase } from './support/fixtures';
+import {
+  deleteTopology,
+  fastConnection,
+  logger,
+  serviceDatabase,
+  type ServiceDatabase,
+} from './support/fixtures';
 
 // events_dead_letter_messages is read from the broker at each scrape: a broker away must not fail it.
 describe('the dead-letter gauge', () => {
@@ -53,10 +52,7 @@ describe('the dead-letter gauge', () => {
     await amqp.close();
     await raw.close();
     await proxy.stop();
-    await deleteAmqpObjects(amqpUrl, {
-      queues: [names.queue, names.deadLetterQueue],
-      exchanges: [exchange, names.deadLetterExchange],
-    });
+    await deleteTopology(exchange, 'notes');
     await db.close();
   });
 

@@ -24,7 +24,8 @@ async function consent(member: Member, url: URL): Promise<string> {
   return answer.location;
 }
 
-it('gets tokens by authorization code with PKCE, calls the API with them, refreshes and revokes', async () => {
+/** A member with a public OAuth app of their own, and the SDK's OAuth client for it. */
+async function publicApp() {
   const member = await target().world.member();
   const app = await clientOf(target(), member).createOAuthApp({
     body: { name: 'SDK app', redirect_uris: [REDIRECT_URI], client_type: 'public' },
@@ -35,6 +36,11 @@ it('gets tokens by authorization code with PKCE, calls the API with them, refres
     redirectUri: REDIRECT_URI,
     allowInsecureRequests: true,
   });
+  return { member, oauth };
+}
+
+it('gets tokens by authorization code with PKCE, calls the API with them, refreshes and revokes', async () => {
+  const { member, oauth } = await publicApp();
 
   const pending = await oauth.authorizationUrl({ scope: 'read write' });
   expect(pending.url.searchParams.get('code_challenge_method')).toBe('S256');
@@ -63,16 +69,7 @@ it('gets tokens by authorization code with PKCE, calls the API with them, refres
 });
 
 it('refuses a callback whose state is not the one sent', async () => {
-  const member = await target().world.member();
-  const app = await clientOf(target(), member).createOAuthApp({
-    body: { name: 'SDK app', redirect_uris: [REDIRECT_URI], client_type: 'public' },
-  });
-  const oauth = createOAuthClient({
-    baseUrl: target().baseUrl,
-    clientId: app.data.client_id,
-    redirectUri: REDIRECT_URI,
-    allowInsecureRequests: true,
-  });
+  const { member, oauth } = await publicApp();
   const pending = await oauth.authorizationUrl({ scope: 'read' });
   const callback = await consent(member, pending.url);
   await expect(oauth.exchangeCode(callback, { ...pending, state: 'another' })).rejects.toThrow(/state/);

@@ -2,7 +2,7 @@ import express from 'express';
 import postgres from 'postgres';
 import { mountHealth } from '@community/http-kit';
 import { createLogger } from '@community/logging';
-import { startDataService } from '@community/service-runtime';
+import { startDataService, type DataServiceSpec } from '@community/service-runtime';
 import {
   createTestDatabase,
   deleteAmqpObjects,
@@ -43,14 +43,22 @@ const config = (url: string) => ({
   SHUTDOWN_GRACE_MS: 500,
 });
 
-it('migrates, serves, reports readiness and stops in order', async () => {
-  const stopped: string[] = [];
-  const service = await startDataService({
+/** A service of no events, on a free port, with the test's migrations. */
+const startRuntimeSvc = (
+  spec: Omit<DataServiceSpec, 'service' | 'schema' | 'migrationsDir' | 'handlers' | 'port'>,
+) =>
+  startDataService({
     service: 'runtime-svc',
     schema: 'runtime',
     migrationsDir,
     handlers: {},
     port: 0,
+    ...spec,
+  });
+
+it('migrates, serves, reports readiness and stops in order', async () => {
+  const stopped: string[] = [];
+  const service = await startRuntimeSvc({
     config: config(database.url),
     logger,
     prepare: async ({ sql }) => {
@@ -76,12 +84,7 @@ it('migrates, serves, reports readiness and stops in order', async () => {
 
 it('answers /readyz 503 at once when stopping, serves on for SHUTDOWN_DELAY_MS on closing connections, then stops', async () => {
   const steps: string[] = [];
-  const service = await startDataService({
-    service: 'runtime-svc',
-    schema: 'runtime',
-    migrationsDir,
-    handlers: {},
-    port: 0,
+  const service = await startRuntimeSvc({
     config: { ...config(database.url), SHUTDOWN_DELAY_MS: 600 },
     logger,
     app: (runtime) => {
@@ -108,12 +111,7 @@ it('answers /readyz 503 at once when stopping, serves on for SHUTDOWN_DELAY_MS o
 });
 
 it('listens on SERVICE_HOST when one is given, as containers need', async () => {
-  const service = await startDataService({
-    service: 'runtime-svc',
-    schema: 'runtime',
-    migrationsDir,
-    handlers: {},
-    port: 0,
+  const service = await startRuntimeSvc({
     config: { ...config(database.url), SERVICE_HOST: '0.0.0.0' },
     logger,
     app: () => (_req, res) => res.end('ok'),
@@ -128,12 +126,7 @@ it('listens on SERVICE_HOST when one is given, as containers need', async () => 
 
 /** A service with nothing to serve, started against `url`: for the start-up errors. */
 const startWithDatabase = (url: string) =>
-  startDataService({
-    service: 'runtime-svc',
-    schema: 'runtime',
-    migrationsDir,
-    handlers: {},
-    port: 0,
+  startRuntimeSvc({
     config: config(url),
     logger,
     app: () => () => {},

@@ -428,10 +428,18 @@ describe('logout and profile', () => {
     expect(settings.headers.get('location')).toBe('/account/login?next=%2Faccount%2Fsettings');
   });
 
-  it('saves the profile form and escapes what it shows', async () => {
+  /** Sends the settings page's profile form as a member who just registered. */
+  async function saveProfile(fields: Record<string, string>) {
     const { browser } = await registered();
-    const saved = await browser.post('/account/settings', {
+    const answer = await browser.post('/account/settings', {
       _csrf: await browser.csrf('/account/settings'),
+      ...fields,
+    });
+    return { browser, answer };
+  }
+
+  it('saves the profile form and escapes what it shows', async () => {
+    const { browser, answer: saved } = await saveProfile({
       display_name: '<script>alert(1)</script>',
       bio: 'Hello "there" & <b>you</b>',
       avatar: '',
@@ -447,9 +455,7 @@ describe('logout and profile', () => {
   });
 
   it('keeps an invalid profile form filled in with the error tied to its field', async () => {
-    const { browser } = await registered();
-    const page = await browser.post('/account/settings', {
-      _csrf: await browser.csrf('/account/settings'),
+    const { answer: page } = await saveProfile({
       display_name: 'Still here',
       bio: '',
       avatar: 'javascript:alert(1)',
