@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { generateKeyOnPage, logInOnPage, registerOnPage } from '../client/account';
 import { Browser } from '../client/browser';
-import { expectStatus, type Call, type CallOptions } from '../client/http';
+import { expectStatus, type Answer, type Call, type CallOptions } from '../client/http';
 import type { PlannedMember } from './plan';
 
 /** Scopes of the key a run works with; it is revoked when the run ends. */
@@ -40,17 +40,24 @@ export function acting(call: Call, id: number, key: string, ip: string): Acting 
   };
 }
 
-/** Waits out a 429 (a search slot, a budget) as often as `tries`, the way a polite client does. */
+/**
+ * Waits out a 429 (a search slot, a budget) or a `503 overloaded` (the gateway's bound on a service,
+ * DESIGN.md §18: refused before it was sent, so a POST is safe to send again) as often as `tries`,
+ * the way a polite client does.
+ */
 export function patiently(call: Call, tries = 20): Call {
   return async (method: string, path: string, options: CallOptions = {}) => {
     for (let attempt = 1; ; attempt += 1) {
       const answer = await call(method, path, options);
-      if (answer.status !== 429 || attempt >= tries) return answer;
+      if (!toWaitOut(answer) || attempt >= tries) return answer;
       const seconds = Number(answer.headers.get('retry-after') ?? 1);
       await new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(seconds, 1), 30) * 1000));
     }
   };
 }
+
+const toWaitOut = (answer: Answer) =>
+  answer.status === 429 || (answer.status === 503 && answer.body?.error === 'overloaded');
 
 /** The member's id when an account with exactly this username exists. */
 export async function findMember(admin: Acting, username: string): Promise<number | null> {
