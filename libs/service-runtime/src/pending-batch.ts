@@ -20,8 +20,10 @@ export class PendingBatch<K, V> {
   private pending = new Map<K, V>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
-  /** Counts batches taken for writing: a read that saw it change may have missed one. */
-  private taken = 0;
+  /** The batch a write has taken and not finished: out of memory, maybe not in the store yet. */
+  protected writing: ReadonlyMap<K, V> | null = null;
+  /** Counts the writes that finished, either way: a read that saw it change may have missed one. */
+  protected finished = 0;
 
   constructor(private readonly opts: PendingBatchOptions<K, V>) {}
 
@@ -33,20 +35,6 @@ export class PendingBatch<K, V> {
   /** What is pending for `key`, not written yet (undefined: nothing). */
   peek(key: K): V | undefined {
     return this.pending.get(key);
-  }
-
-  /**
-   * Runs `read` — of what is written, then {@link peek} — so that no batch is between memory and the
-   * store meanwhile: written plus pending is then every value, none missed nor counted twice. A read
-   * that a flush overlapped runs again (three tries, then the last result stands).
-   */
-  async whole<T>(read: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      await this.flushing;
-      const taken = this.taken;
-      const result = await read();
-      if (taken === this.taken || attempt === 3) return result;
-    }
   }
 
   /** Adds a value for `key`; returns what is now waiting for it. */
@@ -62,7 +50,7 @@ export class PendingBatch<K, V> {
       if (this.pending.size === 0) return;
       const batch = this.pending;
       this.pending = new Map();
-      this.taken++;
+      this.writing = batch;
       try {
         await this.opts.write(batch);
       } catch (err) {
@@ -71,6 +59,9 @@ export class PendingBatch<K, V> {
           { err: { message: (err as Error).message }, keys: batch.size },
           `${this.opts.what} not written yet`,
         );
+      } finally {
+        this.writing = null;
+        this.finished++;
       }
     });
     return this.flushing;

@@ -1,5 +1,5 @@
 import { type PostSort } from '@community/contracts';
-import type { Sql, Tx } from '@community/db';
+import { inTransaction, type Sql, type Tx } from '@community/db';
 import type { PostRow } from './rows';
 
 type Db = Sql | Tx;
@@ -154,6 +154,20 @@ export async function findLivePost(
   return row ?? null;
 }
 
+/** A row with the snapshot it was read in (`pg_current_snapshot()`), to tell which writes it saw. */
+export interface SeenRow {
+  views: number;
+  snapshot: string;
+}
+
+/** {@link findLivePost} with the read's snapshot (db/snapshot.ts), for the views it did not see. */
+export async function findLivePostAsSeen(db: Db, id: number): Promise<(PostRow & SeenRow) | null> {
+  const [row] = await db<(PostRow & SeenRow)[]>`
+    select f.*, pg_current_snapshot()::text as snapshot
+    from (${withAuthorAndCategory(db, db`posts`)} where p.id = ${id} and p.deleted_at is null) f`;
+  return row ?? null;
+}
+
 export async function insertPost(tx: Tx, post: NewPost): Promise<number> {
   const [row] = await tx<{ id: number }[]>`
     insert into posts (title, slug, content, author_id, category_id, tags, author_role)
@@ -223,12 +237,21 @@ export async function likeCount(db: Db, postId: number): Promise<number> {
 /**
  * Adds counted views to their posts, in one statement: views by post id. The rows are locked in id
  * order first, so two batches over the same posts (two replicas) wait for each other, never deadlock.
+ * `onTransaction` learns the transaction's id before anything is written, for the readers meanwhile.
  */
-export async function addViews(db: Db, views: ReadonlyMap<number, number>): Promise<void> {
+export async function addViews(
+  sql: Sql,
+  views: ReadonlyMap<number, number>,
+  onTransaction: (xid: bigint) => void,
+): Promise<void> {
   const ids = [...views.keys()];
-  await db`
-    with locked as (select id from posts where id = any(${ids}::int[]) order by id for update)
-    update posts p set views = p.views + v.n
-    from unnest(${ids}::int[], ${[...views.values()]}::int[]) as v(id, n)
-    where p.id = v.id and p.id in (select id from locked)`;
+  await inTransaction(sql, async (tx) => {
+    const [current] = await tx<{ xid: string }[]>`select pg_current_xact_id()::text as xid`;
+    onTransaction(BigInt(current!.xid));
+    await tx`
+      with locked as (select id from posts where id = any(${ids}::int[]) order by id for update)
+      update posts p set views = p.views + v.n
+      from unnest(${ids}::int[], ${[...views.values()]}::int[]) as v(id, n)
+      where p.id = v.id and p.id in (select id from locked)`;
+  });
 }

@@ -20,7 +20,9 @@ it('adds every view of batches flushed at once over the same posts in opposite o
   const forwards = new Map(ids.map((id) => [id, 1]));
   const backwards = new Map([...ids].reverse().map((id) => [id, 1]));
   for (let round = 0; round < 10; round++)
-    await Promise.all(Array.from({ length: 4 }, (_, i) => addViews(h.sql, i % 2 ? backwards : forwards)));
+    await Promise.all(
+      Array.from({ length: 4 }, (_, i) => addViews(h.sql, i % 2 ? backwards : forwards, () => {})),
+    );
   const rows = await h.sql<{ views: number }[]>`select views from posts where id = any(${ids}::int[])`;
   expect(rows.map((row) => row.views)).toEqual(ids.map(() => 40));
 });

@@ -10,7 +10,7 @@ import {
 import { sliceOf, type Page, type Slice } from '@community/http-kit';
 import {
   countPosts,
-  findLivePost,
+  findLivePostAsSeen,
   latestPostsAfter as queryLatestAfter,
   listPosts as queryPosts,
   postsByIds,
@@ -93,12 +93,7 @@ export async function currentPost(
   id: number,
   base: string,
 ): Promise<PostDetail> {
-  // Never while a flush moves views from memory to the table: the sum would miss them for a moment,
-  // and the post's ETag would change with nothing changed.
-  const row = await views.whole(async () => {
-    const found = await findLivePost(deps.sql, id);
-    return found && { ...found, views: found.views + views.pendingFor(id) };
-  });
+  const row = await views.counted(id, () => findLivePostAsSeen(deps.sql, id));
   return toDetail(visibleTo(actor, row, 'post'), base);
 }
 
