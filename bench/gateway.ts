@@ -51,8 +51,8 @@
  *      straight to it like `direct`: before and after of a posts-service change in one run, each
  *      measured run alternating with the other; its CPU is the `compare` column),
  *      BENCH_TIMELINE (0: when set to N, after the wrk runs, N seconds of one request at a time
- *      straight to posts-service and through the gateway, each timed, and when the answers over
- *      10 ms came: bench/timeline.ts),
+ *      straight to posts-service (and to `compare`) and through the gateway, each timed, and when
+ *      the answers over 10 ms came: bench/timeline.ts),
  *      BENCH_GW_DATABASE_URL, BENCH_REDIS_URL, BENCH_AMQP_URL.
  *
  * Besides req/s and latency it reports CPU per request of every process (from /proc), which on a
@@ -976,10 +976,11 @@ async function main(): Promise<void> {
     printTable(level);
     report(level, targets, connections);
   }
-  // BENCH_TIMELINE: when the slow answers come, straight to posts-service and through the gateway.
+  // BENCH_TIMELINE: when the slow answers come, straight to posts-service (and BENCH_COMPARE_ROOT's)
+  // and through the gateway.
   if (TIMELINE > 0) {
     const byTarget = plans(urls, data, token);
-    for (const target of targets.filter((t) => t === 'direct' || t === 'gateway')) {
+    for (const target of targets.filter((t) => ['direct', 'compare', 'gateway'].includes(t))) {
       const { url, requests } = byTarget[target];
       console.log(`\n${target}, one request at a time for ${TIMELINE} s (bench/timeline.ts):`);
       for (const line of slowAnswers(await record({ url, requests }, TIMELINE))) console.log(`  ${line}`);

@@ -20,7 +20,12 @@ export function envelopeProblems(answer: Answer): string[] {
   const type = answer.headers.get('content-type') ?? '';
   if (!/^application\/json\b/.test(type)) problems.push(`content-type is "${type}"`);
   const body = answer.body;
-  if (!isObject(body)) return [...problems, `body is not a JSON object: ${answer.text.slice(0, 200)}`];
+  if (!isObject(body)) {
+    // Its length and end too: a document cut short and one malformed from the start differ there.
+    const { text } = answer;
+    const shown = `${text.slice(0, 200)}${text.length > 400 ? ` … ${text.slice(-200)}` : text.slice(200, 400)}`;
+    return [...problems, `body is not a JSON object (${text.length} characters): ${shown}`];
+  }
 
   if (answer.status >= 200 && answer.status < 300) {
     if (body.success !== true) problems.push('success is not true');
