@@ -1,6 +1,7 @@
 import type { Request, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { Actor } from '@community/contracts';
+import type { RESOURCES } from '@community/openapi';
 import { sendData, sendPage, type Page } from './envelope';
 import { requireActor } from './identity';
 import { operationRoutes, type Handler, type RoutedOperation } from './resource';
@@ -75,7 +76,7 @@ export interface ListAnswer<T extends object> extends Omit<TimeOrderedList<T>, '
   position?(item: T): number;
 }
 
-/** The contract schemas by the names operations give them (libs/openapi's `RESOURCES`). */
+/** Schemas by the names operations give them: the contract's (libs/openapi's `RESOURCES`), or a test's. */
 export type Resources = { readonly [name: string]: z.ZodType };
 
 /** The data of an operation's answer, as its contract schema says; unknown without the schemas. */
@@ -88,7 +89,7 @@ type DataOf<Op extends RunnableOperation, R extends Resources> = Op['response'] 
 /** What an operation's declared response is made from. */
 export type ResultOf<
   Op extends RunnableOperation,
-  R extends Resources = Resources,
+  R extends Resources = typeof RESOURCES,
 > = Op['response']['kind'] extends 'page'
   ? Page<DataOf<Op, R>> | ListAnswer<object>
   : Op['response']['status'] extends 201
@@ -102,7 +103,7 @@ export type ResultOf<
 export type OperationHandler<
   Op extends RunnableOperation,
   SessionCaller = Actor | null,
-  R extends Resources = Resources,
+  R extends Resources = typeof RESOURCES,
 > = (
   input: OperationInput<Op, SessionCaller>,
 ) => ResultOf<Op, R> | Answered | Promise<ResultOf<Op, R> | Answered>;
@@ -117,7 +118,7 @@ export const raw = (handler: Handler): RawHandler => ({ raw: handler });
 export type OperationHandlers<
   Ops extends readonly RunnableOperation[],
   SessionCaller = Actor | null,
-  R extends Resources = Resources,
+  R extends Resources = typeof RESOURCES,
 > = {
   [Op in Ops[number] as Op['id']]: OperationHandler<Op, SessionCaller, R> | RawHandler;
 };

@@ -23,4 +23,3 @@ export {
 export { EVENT_EXAMPLES, REQUEST_EXAMPLES, RESOURCE_EXAMPLES, OAUTH_ERROR_EXAMPLES } from './examples';
 export { EVENT_PAYLOADS, REQUESTS, RESOURCES, eventSchemaName } from './schemas';
 export { ERROR_EXAMPLES } from './error-examples';
-export type { ContractHandlers } from './handlers';

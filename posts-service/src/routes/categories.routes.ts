@@ -1,4 +1,5 @@
-import type { POST_OPERATIONS, ContractHandlers } from '@community/openapi';
+import type { OperationHandlers } from '@community/http-kit';
+import type { POST_OPERATIONS } from '@community/openapi';
 import type { TxDeps } from '@community/events';
 import {
   createCategory,
@@ -16,5 +17,5 @@ export function categoriesHandlers(deps: TxDeps) {
     getCategory: ({ params }) => readCategory(deps, params.id),
     updateCategory: ({ actor, params, body }) => updateCategory(deps, actor, params.id, body),
     deleteCategory: ({ actor, params }) => deleteCategory(deps, actor, params.id),
-  } satisfies Partial<ContractHandlers<typeof POST_OPERATIONS>>;
+  } satisfies Partial<OperationHandlers<typeof POST_OPERATIONS>>;
 }

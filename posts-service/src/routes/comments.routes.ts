@@ -1,5 +1,5 @@
-import { publicBase, type Slots } from '@community/http-kit';
-import type { POST_OPERATIONS, ContractHandlers } from '@community/openapi';
+import { publicBase, type OperationHandlers, type Slots } from '@community/http-kit';
+import type { POST_OPERATIONS } from '@community/openapi';
 import type { Sql } from '@community/db';
 import type { TxDeps } from '@community/events';
 import { deleteComment, setCommentLike, updateComment } from '../domain/comments/change-comment';
@@ -46,5 +46,5 @@ export function commentsHandlers(deps: TxDeps & { searchSql: Sql; searches: Slot
     deleteComment: ({ actor, params }) => deleteComment(deps, actor, params.id),
     likeComment: ({ actor, params }) => setCommentLike(deps, actor, params.id, true),
     unlikeComment: ({ actor, params }) => setCommentLike(deps, actor, params.id, false),
-  } satisfies Partial<ContractHandlers<typeof POST_OPERATIONS>>;
+  } satisfies Partial<OperationHandlers<typeof POST_OPERATIONS>>;
 }

@@ -1,4 +1,5 @@
-import type { POST_OPERATIONS, ContractHandlers } from '@community/openapi';
+import type { OperationHandlers } from '@community/http-kit';
+import type { POST_OPERATIONS } from '@community/openapi';
 import { listModerationActions, moderationActionsAfter } from '../domain/moderation/actions';
 import { decideFlag, flagContent, listFlags, readFlag, type FlagDeps } from '../domain/moderation/flags';
 
@@ -17,5 +18,5 @@ export function moderationHandlers(deps: FlagDeps) {
       byPage: () => listModerationActions(deps.sql, actor, query),
       after: (id: number) => moderationActionsAfter(deps.sql, actor, query, id),
     }),
-  } satisfies Partial<ContractHandlers<typeof POST_OPERATIONS>>;
+  } satisfies Partial<OperationHandlers<typeof POST_OPERATIONS>>;
 }

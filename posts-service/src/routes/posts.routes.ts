@@ -1,6 +1,12 @@
 import { postOrder } from '@community/contracts';
-import { answeredNotModified, ANSWERED, publicBase, type Slots } from '@community/http-kit';
-import type { POST_OPERATIONS, ContractHandlers } from '@community/openapi';
+import {
+  answeredNotModified,
+  ANSWERED,
+  publicBase,
+  type OperationHandlers,
+  type Slots,
+} from '@community/http-kit';
+import type { POST_OPERATIONS } from '@community/openapi';
 import type { Sql } from '@community/db';
 import type { TxDeps } from '@community/events';
 import type { Clock } from '../domain/clock';
@@ -46,5 +52,5 @@ export function postsHandlers(deps: PostsRouteDeps) {
     deletePost: ({ actor, params }) => deletePost(deps, actor, params.id),
     likePost: ({ actor, params }) => setPostLike(deps, actor, params.id, true),
     unlikePost: ({ actor, params }) => setPostLike(deps, actor, params.id, false),
-  } satisfies Partial<ContractHandlers<typeof POST_OPERATIONS>>;
+  } satisfies Partial<OperationHandlers<typeof POST_OPERATIONS>>;
 }

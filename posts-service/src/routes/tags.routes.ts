@@ -1,4 +1,5 @@
-import type { POST_OPERATIONS, ContractHandlers } from '@community/openapi';
+import type { OperationHandlers } from '@community/http-kit';
+import type { POST_OPERATIONS } from '@community/openapi';
 import type { TxDeps } from '@community/events';
 import { listTags } from '../domain/tags';
 
@@ -6,5 +7,5 @@ import { listTags } from '../domain/tags';
 export function tagsHandlers(deps: TxDeps) {
   return {
     listTags: ({ query }) => listTags(deps.sql, query),
-  } satisfies Partial<ContractHandlers<typeof POST_OPERATIONS>>;
+  } satisfies Partial<OperationHandlers<typeof POST_OPERATIONS>>;
 }

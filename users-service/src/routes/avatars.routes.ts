@@ -1,5 +1,5 @@
-import { ANSWERED } from '@community/http-kit';
-import type { USER_OPERATIONS, ContractHandlers } from '@community/openapi';
+import { ANSWERED, type OperationHandlers } from '@community/http-kit';
+import type { USER_OPERATIONS } from '@community/openapi';
 import { DEFAULT_AVATAR_SVG } from '../domain/users/default-avatar';
 
 /**
@@ -18,5 +18,5 @@ export function avatarHandlers() {
       res.status(200).send(DEFAULT_AVATAR_SVG);
       return ANSWERED;
     },
-  } satisfies Partial<ContractHandlers<typeof USER_OPERATIONS>>;
+  } satisfies Partial<OperationHandlers<typeof USER_OPERATIONS>>;
 }

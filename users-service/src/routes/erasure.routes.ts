@@ -1,5 +1,5 @@
-import { ANSWERED, publicBase } from '@community/http-kit';
-import type { USER_OPERATIONS, ContractHandlers } from '@community/openapi';
+import { ANSWERED, publicBase, type OperationHandlers } from '@community/http-kit';
+import type { USER_OPERATIONS } from '@community/openapi';
 import type { TxDeps } from '@community/events';
 import { streamExport, type ExportDeps } from '../domain/export/account-export';
 import type { KeyCreator } from '../domain/keys/manage-keys';
@@ -14,5 +14,5 @@ export function erasureHandlers(deps: TxDeps & ExportDeps) {
       await streamExport(deps, actor, res, publicBase(req));
       return ANSWERED;
     },
-  } satisfies Partial<ContractHandlers<typeof USER_OPERATIONS, KeyCreator>>;
+  } satisfies Partial<OperationHandlers<typeof USER_OPERATIONS, KeyCreator>>;
 }

@@ -5,13 +5,13 @@ import {
   runOperation,
   runOperations,
   type ServiceAppOptions,
+  type OperationHandlers,
 } from '@community/http-kit';
 import {
   NOTIFICATION_OPERATIONS,
   OAUTH_OPERATIONS,
   operationPath,
   USER_OPERATIONS,
-  type ContractHandlers,
 } from '@community/openapi';
 import type { AppDeps } from '../app-deps';
 import type { KeyCreator } from '../domain/keys/manage-keys';
@@ -43,7 +43,7 @@ const APART_OPERATIONS = OPERATIONS.filter(mountedApart);
 
 /** Every public route of users-service under /api/v1: its table's operations, each run with its handler. */
 export function usersServiceRoutes(router: Router, deps: AppDeps): void {
-  const handlers: ContractHandlers<typeof API_OPERATIONS, KeyCreator> = {
+  const handlers: OperationHandlers<typeof API_OPERATIONS, KeyCreator> = {
     ...usersHandlers(deps),
     ...erasureHandlers(deps),
     ...keysHandlers(deps),
@@ -60,7 +60,7 @@ export function usersServiceRoutes(router: Router, deps: AppDeps): void {
 
 /** The operations mounted apart, each at its full path with the body parser it needs. */
 export function protocolMounts(deps: AppDeps): NonNullable<ServiceAppOptions['mounts']> {
-  const handlers: ContractHandlers<typeof APART_OPERATIONS> = {
+  const handlers: OperationHandlers<typeof APART_OPERATIONS> = {
     ...protocolHandlers(deps),
     ...avatarHandlers(),
   };

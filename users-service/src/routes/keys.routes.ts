@@ -1,4 +1,5 @@
-import type { USER_OPERATIONS, ContractHandlers } from '@community/openapi';
+import type { OperationHandlers } from '@community/http-kit';
+import type { USER_OPERATIONS } from '@community/openapi';
 import type { TxDeps } from '@community/events';
 import { createKey, listKeys, revokeKey, type KeyCreator } from '../domain/keys/manage-keys';
 
@@ -14,5 +15,5 @@ export function keysHandlers(deps: TxDeps) {
     },
     createApiKey: ({ actor, body }) => createKey(deps, actor, body),
     revokeApiKey: ({ actor, params }) => revokeKey(deps, actor.userId, params.id),
-  } satisfies Partial<ContractHandlers<typeof USER_OPERATIONS, KeyCreator>>;
+  } satisfies Partial<OperationHandlers<typeof USER_OPERATIONS, KeyCreator>>;
 }

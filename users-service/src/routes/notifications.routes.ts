@@ -1,6 +1,6 @@
 import { MAX_ID, ValidationError } from '@community/contracts';
-import { ANSWERED } from '@community/http-kit';
-import type { NOTIFICATION_OPERATIONS, ContractHandlers } from '@community/openapi';
+import { ANSWERED, type OperationHandlers } from '@community/http-kit';
+import type { NOTIFICATION_OPERATIONS } from '@community/openapi';
 import type { AppDeps } from '../app-deps';
 import {
   markNotificationsRead,
@@ -40,7 +40,7 @@ export function notificationsHandlers(deps: Pick<AppDeps, 'sql' | 'streams'>) {
       }
       return ANSWERED;
     },
-  } satisfies Partial<ContractHandlers<typeof NOTIFICATION_OPERATIONS>>;
+  } satisfies Partial<OperationHandlers<typeof NOTIFICATION_OPERATIONS>>;
 }
 
 /** `Last-Event-ID` as this API writes ids; anything else is a client bug worth a clear 400. */

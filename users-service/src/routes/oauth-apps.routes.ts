@@ -1,6 +1,7 @@
 import type { Redirect } from '@community/contracts';
 import type { TxDeps } from '@community/events';
-import type { OAUTH_OPERATIONS, ContractHandlers } from '@community/openapi';
+import type { OperationHandlers } from '@community/http-kit';
+import type { OAUTH_OPERATIONS } from '@community/openapi';
 import type { KeyCreator } from '../domain/keys/manage-keys';
 import { deleteApp, listApps, readApp, registerApp, rotateSecret } from '../domain/oauth/manage-apps';
 
@@ -26,5 +27,5 @@ export function oauthAppsHandlers(deps: TxDeps) {
         location: `/account/oauth/authorize${query >= 0 ? req.originalUrl.slice(query) : ''}`,
       } satisfies Redirect;
     },
-  } satisfies Partial<ContractHandlers<typeof OAUTH_OPERATIONS, KeyCreator>>;
+  } satisfies Partial<OperationHandlers<typeof OAUTH_OPERATIONS, KeyCreator>>;
 }

@@ -6,8 +6,8 @@ import {
   type RevocationResult,
   type TokenResponse,
 } from '@community/contracts';
-import { raw, sendData } from '@community/http-kit';
-import type { OAUTH_OPERATIONS, ContractHandlers } from '@community/openapi';
+import { raw, sendData, type OperationHandlers } from '@community/http-kit';
+import type { OAUTH_OPERATIONS } from '@community/openapi';
 import type { Logger } from '@community/logging';
 import { plainBasic } from '../domain/oauth/client-credentials';
 import { oauthServer, type OAuthDeps } from '../domain/oauth/oauth-server';
@@ -59,5 +59,5 @@ export function protocolHandlers(deps: OAuthProtocolDeps) {
       res.setHeader('Cache-Control', deps.oauth.issuer ? 'public, max-age=300' : 'no-store');
       return authorizationServerMetadata(issuerOf(req, deps.oauth.issuer));
     },
-  } satisfies Partial<ContractHandlers<typeof OAUTH_OPERATIONS>>;
+  } satisfies Partial<OperationHandlers<typeof OAUTH_OPERATIONS>>;
 }

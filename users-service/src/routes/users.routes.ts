@@ -1,5 +1,5 @@
-import { inSlots, publicBase, type Slots } from '@community/http-kit';
-import type { USER_OPERATIONS, ContractHandlers } from '@community/openapi';
+import { inSlots, publicBase, type OperationHandlers, type Slots } from '@community/http-kit';
+import type { USER_OPERATIONS } from '@community/openapi';
 import type { TxDeps } from '@community/events';
 import { changePlan, changeRole } from '../domain/users/admin';
 import { listUsers, readMe, readUser } from '../domain/users/read-users';
@@ -25,5 +25,5 @@ export function usersHandlers(deps: TxDeps & { searches: Slots; registrationsPer
       changeRole(deps, actor, params.id, body.role, publicBase(req)),
     suspendUser: ({ actor, params, body }) => suspendUser(deps, actor, params.id, body),
     liftSuspension: ({ actor, params }) => liftSuspension(deps, actor, params.id),
-  } satisfies Partial<ContractHandlers<typeof USER_OPERATIONS>>;
+  } satisfies Partial<OperationHandlers<typeof USER_OPERATIONS>>;
 }

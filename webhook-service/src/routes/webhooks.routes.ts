@@ -1,6 +1,6 @@
 import type { Router } from 'express';
-import { encodeCursor, runOperations } from '@community/http-kit';
-import { WEBHOOK_OPERATIONS, type ContractHandlers } from '@community/openapi';
+import { encodeCursor, runOperations, type OperationHandlers } from '@community/http-kit';
+import { WEBHOOK_OPERATIONS } from '@community/openapi';
 import { listDeliveries, listDeliveriesAfter, redeliver } from '../domain/deliveries';
 import { eventsAfter, listEvents, pingEndpoint, positionInLog, positionOf } from '../domain/event-log';
 import { replay } from '../domain/replay';
@@ -21,7 +21,7 @@ export interface WebhooksRouteDeps extends EndpointDeps {
 }
 
 /** The handlers of `WEBHOOK_OPERATIONS` (libs/openapi), by operation id. */
-function webhooksHandlers(deps: WebhooksRouteDeps): ContractHandlers<typeof WEBHOOK_OPERATIONS> {
+function webhooksHandlers(deps: WebhooksRouteDeps): OperationHandlers<typeof WEBHOOK_OPERATIONS> {
   return {
     listWebhooks: ({ actor, query }) => listOwnEndpoints(deps, actor, query.page, query.limit),
     createWebhook: ({ actor, body }) => createEndpoint(deps, actor, body),
