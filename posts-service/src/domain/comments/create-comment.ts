@@ -47,7 +47,6 @@ export async function createComment(
       authorRole: actor.role,
       content: body.content,
     });
-    await addReplies(tx, postId, 1);
     await enqueueEvent(tx, 'comment.created', {
       id,
       post_id: postId,
@@ -64,6 +63,9 @@ export async function createComment(
       title: post.title,
       text: body.content,
     });
-    return toComment((await findLiveComment(tx, id))!, base);
+    const created = toComment((await findLiveComment(tx, id))!, base);
+    // Last: the post's row stays locked from here to the commit, and every comment on it waits.
+    await addReplies(tx, postId, 1);
+    return created;
   });
 }
