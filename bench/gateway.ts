@@ -120,7 +120,7 @@ const GATEWAY_NODE_ARGS = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ')
 const POSTS_NODE_ARGS = (process.env.BENCH_POSTS_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const PROXY_NODE_ARGS = (process.env.BENCH_PROXY_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const KEEP_LOGS = process.env.BENCH_KEEP_LOGS === '1';
-const TIMELINE = intEnv('BENCH_TIMELINE', 0);
+const TIMELINE = process.env.BENCH_TIMELINE ? intEnv('BENCH_TIMELINE', 0) : 0;
 const COMPARE_ROOT = process.env.BENCH_COMPARE_ROOT
   ? path.resolve(process.env.BENCH_COMPARE_ROOT)
   : undefined;
