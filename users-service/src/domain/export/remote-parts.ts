@@ -1,5 +1,9 @@
 import { ServiceUnavailableError, type Actor } from '@community/contracts';
 import { signIdentity } from '@community/http-kit';
+// Not Node's own fetch: Node 20's (undici 6) takes a connection closed in the middle of a chunked
+// body for its end when the answer said `Connection: close`, as a retiring service's answers do, and
+// a part cut short would be relayed as if whole. undici 7 reports it (test/integration/export-cut-short).
+import { fetch, type Response } from 'undici';
 
 /** Where the export reads the other services' parts, and the token their internal routes trust. */
 export interface ExportSources {
