@@ -1,7 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CallerGoneError, StalledError } from './breaker';
-import { forward, servicePool, type Forwarded, type ForwardOptions, type ServicePool } from './forward';
-import type { UpstreamOptions } from './upstream';
+import {
+  forward,
+  servicePool,
+  type Forwarded,
+  type ForwardOptions,
+  type PoolOptions,
+  type ServicePool,
+} from './forward';
 
 /**
  * The long-lived answers of one service: no timeout once the head came, on connections of their own
@@ -10,7 +16,7 @@ import type { UpstreamOptions } from './upstream';
 export class Streams {
   private readonly service: ServicePool;
 
-  constructor(private readonly opts: UpstreamOptions) {
+  constructor(private readonly opts: PoolOptions & { name: string }) {
     // As many as are open: the open streams are capped per account (streams/open-streams.ts).
     this.service = servicePool({ ...opts, endless: true, connections: null });
   }
