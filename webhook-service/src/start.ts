@@ -16,11 +16,21 @@ export const SERVICE_SCHEMA = serviceSchema('webhook-service', 'webhooks', __dir
 
 export type WebhookService = RunningDataService;
 
+/** The dispatcher's timings, for tests (DESIGN.md §7's defaults otherwise); `dispatch: false` sends nothing. */
+interface Tuning {
+  timeoutMs?: number;
+  pollIntervalMs?: number;
+  idleMaxMs?: number;
+  maxInFlight?: number;
+  leaseSeconds?: number;
+  dispatch?: boolean;
+}
+
 /** Starts webhook-service: database and migrations, the event consumer that fans out, the dispatcher, HTTP. */
 export function start(
   config: WebhookConfig,
   logger: Logger = createLogger({ service: SERVICE_SCHEMA.service, level: config.LOG_LEVEL }),
-  tuning: { timeoutMs?: number; pollIntervalMs?: number; leaseSeconds?: number; dispatch?: boolean } = {},
+  tuning: Tuning = {},
 ): Promise<WebhookService> {
   let dispatcher: Dispatcher | undefined;
   let stopRetention: (() => void) | undefined;
@@ -48,6 +58,8 @@ export function start(
         allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
         box,
         pollIntervalMs: tuning.pollIntervalMs ?? 200,
+        idleMaxMs: tuning.idleMaxMs,
+        maxInFlight: tuning.maxInFlight,
         leaseSeconds: tuning.leaseSeconds ?? config.WEBHOOK_LEASE_SECONDS,
         timeoutMs: tuning.timeoutMs,
       });

@@ -8,9 +8,13 @@ import { owner, startWebhookService, type WebhooksHarness } from '../support/web
 
 let h: WebhooksHarness;
 let second: WebhookService;
+// Each process sends at most 8 attempts at once, so the endpoint's 10 need both (a cap kept per
+// process would let 16 through), and each looks for due work every 100 ms: one that fanned out none
+// of the events itself would otherwise sleep up to 5 s (idleMaxMs), longer than this test's backlog.
+const tuning = { pollIntervalMs: 50, idleMaxMs: 100, maxInFlight: 8 };
 beforeAll(async () => {
-  h = await startWebhookService('replica-dispatch');
-  second = await start({ ...h.config, WEBHOOK_SERVICE_PORT: 0 }, undefined, { pollIntervalMs: 50 });
+  h = await startWebhookService('replica-dispatch', {}, tuning);
+  second = await start({ ...h.config, WEBHOOK_SERVICE_PORT: 0 }, undefined, tuning);
 });
 afterAll(async () => {
   await second?.stop();
