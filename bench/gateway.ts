@@ -68,9 +68,11 @@ import { createDb, type Sql } from '@community/db';
 import { freePort } from '@community/test-harness';
 import {
   build,
+  checkoutAt,
   DEPLOYED_NODE_ARGS,
   BenchChildren,
   commandLine,
+  removeCheckout,
   runBench,
   stopChild,
   sinkSpans,
@@ -826,7 +828,7 @@ async function main(): Promise<void> {
   const baselineUrl = `http://127.0.0.1:${baselinePort}`;
   let baseline: Child | undefined;
   if (BASELINE) {
-    const tree = baselineTree(BASELINE);
+    const tree = (baselineDir = checkoutAt(root, BASELINE));
     baseline = children.service(
       'baseline',
       path.join(tree, 'gateway'),
@@ -1000,22 +1002,6 @@ async function main(): Promise<void> {
 
 let baselineDir: string | undefined;
 
-/**
- * A worktree of the repository at `revision` with its own `npm ci`: that revision's gateway, libraries
- * and packages as they were.
- */
-function baselineTree(revision: string): string {
-  baselineDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-gw-baseline-'));
-  execFileSync('git', ['worktree', 'add', '--detach', baselineDir, revision], { cwd: root, stdio: 'ignore' });
-  console.log(`baseline ${revision}: npm ci in ${baselineDir}`);
-  execFileSync('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], {
-    cwd: baselineDir,
-    stdio: 'ignore',
-  });
-  build(baselineDir);
-  return baselineDir;
-}
-
 let benchDb: Sql | undefined;
 let cleaning: Promise<void> | undefined;
 /** nginx first (it holds connections to posts-service), then the gateway, the services, the OTLP sink. */
@@ -1039,10 +1025,8 @@ function cleanup(): Promise<void> {
       const child = children.all.find((c) => c.name === name);
       if (child) await stopChild(child);
     }
-    if (baselineDir) {
-      spawnSync('git', ['worktree', 'remove', '--force', baselineDir], { cwd: root });
-      baselineDir = undefined;
-    }
+    if (baselineDir) removeCheckout(root, baselineDir);
+    baselineDir = undefined;
     await clearBenchPlace(place, SERVICES);
     if ((process.exitCode && process.exitCode !== 0) || KEEP_LOGS) {
       console.error(`logs kept in ${workDir}`);

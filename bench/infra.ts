@@ -18,10 +18,11 @@ export interface BenchPlace {
 /**
  * BENCH_NAMESPACE (else `fallback`) names the database `community_bench_<ns>`, the exchange
  * `bench.<ns>.events` and the Redis prefix `bench:<ns>:`, so two benches can run side by side;
- * `databaseEnv`, BENCH_REDIS_URL and BENCH_AMQP_URL point elsewhere.
+ * `databaseEnv`, BENCH_REDIS_URL and BENCH_AMQP_URL point elsewhere. `suffix` sets apart one run of
+ * several in one bench.
  */
-export function benchPlace(fallback: string, databaseEnv = 'BENCH_DATABASE_URL'): BenchPlace {
-  const namespace = process.env.BENCH_NAMESPACE ?? fallback;
+export function benchPlace(fallback: string, databaseEnv = 'BENCH_DATABASE_URL', suffix = ''): BenchPlace {
+  const namespace = `${process.env.BENCH_NAMESPACE ?? fallback}${suffix}`;
   if (!/^[a-z0-9]+$/.test(namespace))
     throw new Error('BENCH_NAMESPACE must be lower-case letters and digits');
   const databaseUrl =

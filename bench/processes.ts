@@ -1,5 +1,6 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { waitAnswering } from './ready';
 import { freePort } from '@community/test-harness';
@@ -77,6 +78,36 @@ export function build(checkout: string): void {
   if (runMode() !== 'built') return;
   if (spawnSync('npm', ['run', 'build'], { cwd: checkout, stdio: 'ignore' }).status !== 0)
     throw new Error(`npm run build failed in ${checkout}`);
+}
+
+/**
+ * A worktree of the repository at `root` at `revision`, with its own `npm ci` and, when services run
+ * built, its own build: that revision's services, libraries and packages as they were.
+ */
+export function checkoutAt(root: string, revision: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-baseline-'));
+  execFileSync('git', ['worktree', 'add', '--detach', dir, revision], { cwd: root, stdio: 'ignore' });
+  try {
+    console.log(`baseline ${revision}: npm ci in ${dir}`);
+    const flags = ['--ignore-scripts', '--no-audit', '--no-fund'];
+    const ci = spawnSync('npm', ['ci', ...flags], { cwd: dir, stdio: 'ignore' });
+    if (ci.status !== 0) {
+      // Lock files of older revisions may lack entries today's npm requires (other platforms'
+      // binaries): install from the lock file as far as it goes.
+      console.log(`baseline ${revision}: npm ci refused its lock file, npm install instead`);
+      execFileSync('npm', ['install', ...flags], { cwd: dir, stdio: 'ignore' });
+    }
+    build(dir);
+    return dir;
+  } catch (err) {
+    removeCheckout(root, dir);
+    throw err;
+  }
+}
+
+/** Removes a worktree checkoutAt made. */
+export function removeCheckout(root: string, dir: string): void {
+  spawnSync('git', ['worktree', 'remove', '--force', dir], { cwd: root });
 }
 
 /** The arguments that start the service in `dir` (a workspace: `posts-service`, `gateway`…). */
