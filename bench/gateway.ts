@@ -90,6 +90,7 @@ import {
   dropBenchDatabase,
   intEnv,
 } from './infra';
+import { cpuSnapshot, cpuUsedMs } from './cpu';
 import { benchAccount, signedRead } from './seed-posts';
 import { record, slowAnswers } from './timeline';
 
@@ -298,79 +299,6 @@ function runWrk(
 function bashTime(value: string): number {
   const match = /^(\d+)m([\d.]+)s$/.exec(value.trim());
   return match ? (Number(match[1]) * 60 + Number(match[2])) * 1000 : 0;
-}
-
-// ---------------------------------------------------------------------------------------------
-// CPU accounting from /proc (Linux): on a shared 2-core machine, CPU per request is steadier than
-// throughput, and it says which process the time goes to.
-
-const CLK_TCK = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-interface ProcStat {
-  pid: number;
-  ppid: number;
-  ticks: number;
-  cmdline: string;
-}
-
-function allProcesses(): ProcStat[] {
-  const out: ProcStat[] = [];
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      out.push({
-        pid: Number(entry),
-        ppid: Number(fields[1]),
-        ticks: Number(fields[11]) + Number(fields[12]),
-        cmdline,
-      });
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
-
-type CpuGroups = Record<string, Map<number, number>>;
-
-/** CPU ticks per process of each group: a child and its direct children (nginx's worker). */
-function cpuSnapshot(groups: Record<string, Child>, database: string): CpuGroups {
-  const procs = allProcesses();
-  const snapshot: CpuGroups = {};
-  for (const [name, child] of Object.entries(groups)) {
-    const pid = child.proc.pid;
-    snapshot[name] = new Map(
-      procs.filter((p) => p.pid === pid || p.ppid === pid).map((p) => [p.pid, p.ticks] as const),
-    );
-  }
-  // The Redis server is shared with anything else on the machine; the bench is its main user.
-  snapshot.redis = new Map(
-    procs.filter((p) => p.cmdline.startsWith('redis-server')).map((p) => [p.pid, p.ticks] as const),
-  );
-  // PostgreSQL backends serving the bench database ("postgres: 15/main: <user> <db> <host> …").
-  snapshot.postgres = new Map(
-    procs.filter((p) => p.cmdline.includes(` ${database} `)).map((p) => [p.pid, p.ticks] as const),
-  );
-  return snapshot;
-}
-
-function cpuUsedMs(before: CpuGroups, after: CpuGroups): Record<string, number> {
-  const used: Record<string, number> = {};
-  for (const [name, pids] of Object.entries(after)) {
-    let ticks = 0;
-    for (const [pid, t] of pids) ticks += t - (before[name]?.get(pid) ?? 0);
-    used[name] = (ticks * 1000) / CLK_TCK;
-  }
-  return used;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { createDb, type Sql } from '@community/db';
 import { actor, apiClient, freePort } from '@community/test-harness';
+import { cpuSnapshot, cpuUsedMs, type CpuGroups } from './cpu';
 import { clearBenchPlace, dataServiceEnv, intEnv, type BenchPlace } from './infra';
 import type { BenchChildren } from './processes';
 import { build, waitHttp } from './processes';
@@ -42,6 +43,8 @@ export interface RunFigures {
   maxInFlight: number;
   /** Lost, duplicated or unverifiable deliveries: must be 0. */
   faults: number;
+  /** Phase 2's CPU a post (ms), by process group: each service, its PostgreSQL backends, Redis, the broker. */
+  cpuPerPost: Record<string, number>;
 }
 
 export interface Target {
@@ -194,7 +197,18 @@ async function measure(target: Target, session: Session): Promise<RunFigures> {
 
   console.log(`\n## ${target.label}: ${target.root}, ${target.webhookReplicas} webhook-service process(es)`);
   const latency = await latencyPhase(session, { subscribe, createPost, api });
-  const throughput = await throughputPhase(session, { subscribe, createPost });
+  const groups = Object.fromEntries(target.children.all.map((c) => [c.name, c]));
+  const snapshot = () => cpuSnapshot(groups, target.place.databaseName);
+  const throughput = await throughputPhase(session, { subscribe, createPost, snapshot });
+  const cpuPerPost = Object.fromEntries(
+    Object.entries(throughput.cpuMs).map(([name, ms]) => [name, ms / FANOUT_POSTS]),
+  );
+  console.log(
+    `CPU a post and its ${ENDPOINTS} deliveries (ms): ` +
+      Object.entries(cpuPerPost)
+        .map(([name, ms]) => `${name} ${ms.toFixed(2)}`)
+        .join(', '),
+  );
   const e2eCheck = receivers.check([0], secrets);
   const fanCheck = receivers.check(throughput.receivers, secrets);
   console.log(
@@ -209,6 +223,7 @@ async function measure(target: Target, session: Session): Promise<RunFigures> {
     ...latency,
     ...throughput.figures,
     maxInFlight: receivers.maxInFlight,
+    cpuPerPost,
     faults:
       e2eCheck.failures + e2eCheck.duplicates + fanCheck.failures + fanCheck.duplicates + throughput.missing,
   };
@@ -281,7 +296,11 @@ async function latencyPhase(
 /** Phase 2: ENDPOINTS receivers, FANOUT_POSTS posts created IN_FLIGHT at a time. */
 async function throughputPhase(
   { receivers, db }: Session,
-  { subscribe, createPost }: { subscribe: (r: number) => Promise<number>; createPost: CreatePost },
+  {
+    subscribe,
+    createPost,
+    snapshot,
+  }: { subscribe: (r: number) => Promise<number>; createPost: CreatePost; snapshot: () => CpuGroups },
 ) {
   const fanReceivers = Array.from({ length: ENDPOINTS }, (_, i) => i + 1);
   for (const r of fanReceivers) await subscribe(r);
@@ -290,6 +309,8 @@ async function throughputPhase(
   const ids: number[] = [];
   const sentAt = new Map<number, number>();
   const created: number[] = [];
+  const writesBefore = await tableWrites(db);
+  const cpuBefore = snapshot();
   const t0 = now();
   let next = 0;
   await Promise.all(
@@ -310,10 +331,12 @@ async function throughputPhase(
       () => undefined,
       (err: Error) => err.message,
     );
+  const cpuMs = cpuUsedMs(cpuBefore, snapshot());
   const pairs = ids.flatMap((id) => fanReceivers.map((r) => receivers.first(r, id)));
   const last = Math.max(...pairs.map((d) => d?.at ?? 0));
   const missing = pairs.filter((d) => !d).length;
-  await sleep(1000); // late duplicates
+  await sleep(1000); // late duplicates; PostgreSQL's backends report their counts within a second
+  const writes = writesPerPost(writesBefore, await tableWrites(db));
   const wanted = new Set(ids);
   const got = receivers.received.filter((d) => d.receiver > 0 && wanted.has(d.postId));
   const [retried] = await db<{ n: number }[]>`
@@ -341,5 +364,25 @@ async function throughputPhase(
       `same post twice at a receiver ${got.length - (total - missing)}, ` +
       `deliveries not succeeded at the first attempt ${retried?.n ?? '?'}`,
   );
-  return { receivers: fanReceivers, figures, missing };
+  console.log(`PostgreSQL a post and its deliveries: ${writes}`);
+  return { receivers: fanReceivers, figures, missing, cpuMs };
+}
+
+/** Transactions and rows written so far, per table, in the run's database. */
+async function tableWrites(db: Sql): Promise<Map<string, number>> {
+  const rows = await db<{ name: string; n: number }[]>`
+    select 'transactions' as name, xact_commit::float8 as n from pg_stat_database where datname = current_database()
+    union all
+    select schemaname || '.' || relname, (n_tup_ins + n_tup_upd + n_tup_del)::float8 from pg_stat_user_tables`;
+  return new Map(rows.map((r) => [r.name, r.n]));
+}
+
+/** The busiest tables' rows written (inserted, updated, deleted) a post, and transactions a post. */
+function writesPerPost(before: Map<string, number>, after: Map<string, number>): string {
+  return [...after]
+    .map(([name, n]) => [name, (n - (before.get(name) ?? 0)) / FANOUT_POSTS] as const)
+    .filter(([, n]) => n >= 0.05)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, n]) => `${name} ${n.toFixed(1)}`)
+    .join(', ');
 }

@@ -56,7 +56,23 @@ function targets(round: number): Target[] {
   return runs;
 }
 
-const ms = (n: number) => `${n.toFixed(1)} ms`;
+const ms = (n: number) => `${n.toFixed(n < 10 ? 2 : 1)} ms`;
+
+/** Phase 2's CPU a post, a row per process group (the second webhook-service counted with the first). */
+function cpuRows(runs: RunFigures[]): [string, (r: RunFigures) => string][] {
+  const group = (name: string) => name.replace(/-\d+$/, '');
+  const of = (r: RunFigures, name: string) =>
+    Object.entries(r.cpuPerPost).reduce((sum, [g, ms]) => sum + (group(g) === name ? ms : 0), 0);
+  const names = [...new Set(runs.flatMap((r) => Object.keys(r.cpuPerPost).map(group)))];
+  const total = (r: RunFigures) => Object.values(r.cpuPerPost).reduce((a, b) => a + b, 0);
+  return [
+    ...names.map((name): [string, (r: RunFigures) => string] => [
+      `CPU a post: ${name}`,
+      (r) => ms(of(r, name)),
+    ]),
+    ['CPU a post: all of them', (r) => ms(total(r))],
+  ];
+}
 
 /** The figures of every run side by side, with the targets of issue 47. */
 function report(runs: RunFigures[]): void {
@@ -72,6 +88,7 @@ function report(runs: RunFigures[]): void {
     ['2. last delivery after last 201', (r) => ms(r.lastAfterPosts)],
     [`most open at one receiver`, (r) => String(r.maxInFlight)],
     ['lost, twice or unverified', (r) => String(r.faults)],
+    ...cpuRows(runs),
   ];
   console.log(`\n${''.padEnd(34)}${runs.map((r) => r.label.padStart(col)).join('')}`);
   for (const [name, cell] of lines)
