@@ -22,6 +22,10 @@ export interface NewContent {
  */
 export async function announceContent(tx: Tx, content: NewContent): Promise<void> {
   const mentionable = content.type === 'post' ? `${content.title}\n${content.text}` : content.text;
+  const mentions = mentionedUsernames(mentionable);
+  // A post notifies only those it mentions (a comment its post's and parent's authors too): one
+  // that mentions nobody would cost users-service a transaction that tells no one.
+  if (content.type === 'post' && mentions.length === 0) return;
   await enqueueEvent(tx, 'content.created', {
     type: content.type,
     id: content.id,
@@ -31,6 +35,6 @@ export async function announceContent(tx: Tx, content: NewContent): Promise<void
     parent_author_id: content.parentAuthorId,
     title: content.title,
     excerpt: excerptOf(content.text),
-    mentions: mentionedUsernames(mentionable),
+    mentions,
   });
 }

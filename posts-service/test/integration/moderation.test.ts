@@ -76,7 +76,7 @@ describe('flags', () => {
     const told = await h.sql<{ event: string }[]>`
       select event from outbox where payload->'data'->>'id' = ${String(post.id)}
         or payload->'data'->>'target_id' = ${String(post.id)} order by id`;
-    expect(told.map((row) => row.event)).toEqual(['post.created', 'content.created', 'moderation.action']);
+    expect(told.map((row) => row.event)).toEqual(['post.created', 'moderation.action']);
 
     const queued = (await openFlags()).filter((f) => f.target_id === post.id && f.target_type === 'post');
     expect(queued).toHaveLength(3);
