@@ -44,8 +44,16 @@ function allProcesses(): ProcStat[] {
 
 export type CpuGroups = Record<string, Map<number, number>>;
 
-/** CPU ticks per process of each group: a child and its direct children (nginx's worker). */
-export function cpuSnapshot(groups: Record<string, Child>, database: string): CpuGroups {
+/**
+ * CPU ticks per process of each group: a child and its direct children (nginx's worker), Redis, the
+ * broker, and the PostgreSQL backends of `database` — split as `postgres <name>` by `backends`
+ * (pid → the connecting application's name, from pg_stat_activity) where given.
+ */
+export function cpuSnapshot(
+  groups: Record<string, Child>,
+  database: string,
+  backends?: Map<number, string>,
+): CpuGroups {
   const procs = allProcesses();
   const snapshot: CpuGroups = {};
   for (const [name, child] of Object.entries(groups)) {
@@ -59,9 +67,10 @@ export function cpuSnapshot(groups: Record<string, Child>, database: string): Cp
     procs.filter((p) => p.cmdline.startsWith('redis-server')).map((p) => [p.pid, p.ticks] as const),
   );
   // PostgreSQL backends serving the bench database ("postgres: 15/main: <user> <db> <host> …").
-  snapshot.postgres = new Map(
-    procs.filter((p) => p.cmdline.includes(` ${database} `)).map((p) => [p.pid, p.ticks] as const),
-  );
+  for (const p of procs.filter((p) => p.cmdline.includes(` ${database} `))) {
+    const name = backends?.get(p.pid) ? `postgres ${backends.get(p.pid)}` : 'postgres';
+    (snapshot[name] ??= new Map()).set(p.pid, p.ticks);
+  }
   // The broker, shared like Redis.
   snapshot.rabbitmq = new Map(
     procs.filter((p) => p.cmdline.includes('beam.smp')).map((p) => [p.pid, p.ticks] as const),

@@ -198,7 +198,11 @@ async function measure(target: Target, session: Session): Promise<RunFigures> {
   console.log(`\n## ${target.label}: ${target.root}, ${target.webhookReplicas} webhook-service process(es)`);
   const latency = await latencyPhase(session, { subscribe, createPost, api });
   const groups = Object.fromEntries(target.children.all.map((c) => [c.name, c]));
-  const snapshot = () => cpuSnapshot(groups, target.place.databaseName);
+  const snapshot = async () => {
+    const backends = await session.db<{ pid: number; name: string }[]>`
+      select pid, application_name as name from pg_stat_activity where datname = current_database()`;
+    return cpuSnapshot(groups, target.place.databaseName, new Map(backends.map((b) => [b.pid, b.name])));
+  };
   const throughput = await throughputPhase(session, { subscribe, createPost, snapshot });
   const cpuPerPost = Object.fromEntries(
     Object.entries(throughput.cpuMs).map(([name, ms]) => [name, ms / FANOUT_POSTS]),
@@ -300,7 +304,11 @@ async function throughputPhase(
     subscribe,
     createPost,
     snapshot,
-  }: { subscribe: (r: number) => Promise<number>; createPost: CreatePost; snapshot: () => CpuGroups },
+  }: {
+    subscribe: (r: number) => Promise<number>;
+    createPost: CreatePost;
+    snapshot: () => Promise<CpuGroups>;
+  },
 ) {
   const fanReceivers = Array.from({ length: ENDPOINTS }, (_, i) => i + 1);
   for (const r of fanReceivers) await subscribe(r);
@@ -310,7 +318,7 @@ async function throughputPhase(
   const sentAt = new Map<number, number>();
   const created: number[] = [];
   const writesBefore = await tableWrites(db);
-  const cpuBefore = snapshot();
+  const cpuBefore = await snapshot();
   const t0 = now();
   let next = 0;
   await Promise.all(
@@ -331,7 +339,7 @@ async function throughputPhase(
       () => undefined,
       (err: Error) => err.message,
     );
-  const cpuMs = cpuUsedMs(cpuBefore, snapshot());
+  const cpuMs = cpuUsedMs(cpuBefore, await snapshot());
   const pairs = ids.flatMap((id) => fanReceivers.map((r) => receivers.first(r, id)));
   const last = Math.max(...pairs.map((d) => d?.at ?? 0));
   const missing = pairs.filter((d) => !d).length;
