@@ -46,12 +46,13 @@ let registered = 0;
 
 /**
  * An account registered through the gateway at `gatewayUrl`, on the enterprise plan with limits far
- * above any run, with a `read` API key.
+ * above any run, with an API key of `scopes` (`read`).
  */
 export async function enterpriseAccount(
   usersUrl: string,
   gatewayUrl: string,
   token: string,
+  scopes = ['read'],
 ): Promise<{ userId: number; key: string }> {
   const users = apiClient(usersUrl, token);
   const name = `bench_${Date.now().toString(36)}_${++registered}`;
@@ -70,7 +71,7 @@ export async function enterpriseAccount(
   }
   const userId = registrationBody.data.id;
   const owner = actor(userId, 'member', ['read', 'write', 'keys', 'webhooks']);
-  const key = await users(owner, 'POST', '/keys', { body: { name: 'bench key', scopes: ['read'] } });
+  const key = await users(owner, 'POST', '/keys', { body: { name: 'bench key', scopes } });
   if (key.status !== 201) throw new Error(`key not minted: ${key.text}`);
   const admin = actor(1, 'admin', ['read', 'write', 'moderate', 'admin']);
   const plan = await users(admin, 'PUT', `/users/${userId}/plan`, {

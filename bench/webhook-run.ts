@@ -14,6 +14,7 @@ import { cpuSnapshot, cpuUsedMs, type CpuGroups } from './cpu';
 import { clearBenchPlace, dataServiceEnv, intEnv, type BenchPlace } from './infra';
 import type { BenchChildren } from './processes';
 import { build, waitHttp } from './processes';
+import { enterpriseAccount } from './seed-posts';
 import { now, Receivers } from './webhook-receivers';
 
 const E2E_POSTS = intEnv('BENCH_E2E_POSTS', 200);
@@ -100,34 +101,14 @@ interface Urls {
 
 /** An account with a key (read, write, webhooks) on an enterprise plan far above the run, and a category. */
 async function setUp(urls: Urls, token: string) {
-  const name = `bench_${Date.now().toString(36)}`;
-  const res = await fetch(`${urls.gateway}/api/v1/auth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      username: name,
-      email: `${name}@example.test`,
-      password: 'a long bench password',
-    }),
-  });
-  const text = await res.text();
-  if (res.status !== 201) throw new Error(`registration failed: ${text}`);
-  const userId = (JSON.parse(text) as { data: { id: number } }).data.id;
-  const users = apiClient(urls.users, token);
-  const owner = actor(userId, 'member', ['read', 'write', 'keys', 'webhooks']);
-  const minted = await users(owner, 'POST', '/keys', {
-    body: { name: 'bench', scopes: ['read', 'write', 'webhooks'] },
-  });
+  const scopes = ['read', 'write', 'webhooks'];
+  const { key } = await enterpriseAccount(urls.users, urls.gateway, token, scopes);
   const admin = actor(1, 'admin', ['read', 'write', 'moderate', 'admin']);
-  const plan = await users(admin, 'PUT', `/users/${userId}/plan`, {
-    body: { plan: 'enterprise', hourly_limit: 100_000_000, daily_limit: 1_000_000_000 },
-  });
   const category = await apiClient(urls.posts, token)(admin, 'POST', '/categories', {
     body: { name: 'Bench' },
   });
-  if (minted.status !== 201 || plan.status !== 200 || category.status !== 201)
-    throw new Error(`setup failed: ${minted.text} ${plan.text} ${category.text}`);
-  return { key: minted.body.data.key as string, categoryId: category.body.data.id as number };
+  if (category.status !== 201) throw new Error(`category not created: ${category.text}`);
+  return { key, categoryId: category.body.data.id as number };
 }
 
 /** Runs both phases against `target`; prints its detailed figures and returns the comparable ones. */

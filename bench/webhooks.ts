@@ -63,7 +63,10 @@ function cpuRows(runs: RunFigures[]): [string, (r: RunFigures) => string][] {
   const group = (name: string) => name.replace(/-\d+$/, '');
   const of = (r: RunFigures, name: string) =>
     Object.entries(r.cpuPerPost).reduce((sum, [g, ms]) => sum + (group(g) === name ? ms : 0), 0);
-  const names = [...new Set(runs.flatMap((r) => Object.keys(r.cpuPerPost).map(group)))];
+  // Groups that did nothing (the bench's own connection) are left out.
+  const names = [...new Set(runs.flatMap((r) => Object.keys(r.cpuPerPost).map(group)))].filter((name) =>
+    runs.some((r) => of(r, name) >= 0.01),
+  );
   const total = (r: RunFigures) => Object.values(r.cpuPerPost).reduce((a, b) => a + b, 0);
   return [
     ...names.map((name): [string, (r: RunFigures) => string] => [
