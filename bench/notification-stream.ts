@@ -6,12 +6,16 @@
  *    member's post BENCH_COMMENTS (500) times, one at a time, then BENCH_COMMENTS more with
  *    BENCH_IN_FLIGHT (8) at once; each timed from just before its POST to the arrival of its reply
  *    notification on the stream (target p99 ≤ 1 s).
- *    The POST's own time to its 201 is printed beside it: a push's p50 should stay within 2× of it.
+ *    The POST's own time to its 201 is printed beside it: a push's p50 should stay within 2× of it;
+ *    and where a push's time goes, one at a time, from the times its rows were written (each
+ *    transaction's start, PostgreSQL's now()) to its arrival.
  * 2. Memory: BENCH_STREAMS (1000; 0 skips this part) streams opened through the gateway (5 per account), the resident
  *    memory of users-service and the gateway before and after, per 1,000 streams.
  */
 import './owned-stack-env';
 import { MAX_STREAMS_PER_ACCOUNT } from '@community/contracts';
+import { createDb } from '@community/db';
+import { testInfra } from '@community/test-harness';
 import { createComment, createPost } from '../e2e/src/flows';
 import { startOwnedStack } from '../e2e/src/stack/owned-stack';
 import { UNLIMITED, World, type Member } from '../e2e/src/world';
@@ -27,8 +31,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 interface Timings {
   created: number[];
   pushed: number[];
+  /** Each comment: its id, when its POST was sent and when its reply arrived (epoch ms). */
+  comments: { id: number; sent: number; arrived: number }[];
 }
-const timings = (): Timings => ({ created: [], pushed: [] });
+const timings = (): Timings => ({ created: [], pushed: [], comments: [] });
+/** Epoch milliseconds with sub-millisecond resolution: comparable with PostgreSQL's now() on this host. */
+const epoch = (at: number) => performance.timeOrigin + at;
 
 async function latency(world: World, url: string, author: Member, replier: Member, postId: number) {
   const stream = openStream(url, author.key);
@@ -38,7 +46,9 @@ async function latency(world: World, url: string, author: Member, replier: Membe
     const sent = performance.now();
     const comment = await createComment(world.as(replier), postId, 'Timed reply');
     into.created.push(performance.now() - sent);
-    into.pushed.push((await arrival(stream, comment.id)) - sent);
+    const arrived = await arrival(stream, comment.id);
+    into.pushed.push(arrived - sent);
+    into.comments.push({ id: comment.id, sent: epoch(sent), arrived: epoch(arrived) });
   };
   try {
     const warmUp = timings();
@@ -64,6 +74,45 @@ async function inFlight(count: number, work: () => Promise<void>): Promise<void>
       while (left-- > 0) await work();
     }),
   );
+}
+
+/**
+ * Where a push's time went, one at a time: the comment's transaction, posts-service's relay, the
+ * notification's transaction in users-service, users-service's relay, and the stream. Each row's
+ * time is its transaction's start, so a commit's own time shows in the stage after it.
+ */
+async function stages(databaseName: string, { comments }: Timings): Promise<void> {
+  const url = new URL(testInfra().pgUrl);
+  url.pathname = `/${databaseName}`;
+  const sql = createDb(url.toString(), { schema: 'public', max: 1 });
+  try {
+    const ms = (column: string) => sql.unsafe(`extract(epoch from ${column})::float8 * 1000`);
+    const rows = await sql<
+      { id: number; written: number; relayed: number; notified: number; announced: number }[]
+    >`
+      select (p.payload->'data'->>'id')::int as id, ${ms('p.created_at')} as written,
+        ${ms('p.published_at')} as relayed, ${ms('n.created_at')} as notified, ${ms('u.published_at')} as announced
+      from posts.outbox p
+      join users.notifications n on n.subject_type = 'comment' and n.subject_id = (p.payload->'data'->>'id')::int
+      join users.outbox u on u.event = 'notification.created'
+        and (u.payload->'data'->'notification'->>'id')::int = n.id
+      where p.event = 'content.created' and p.payload->'data'->>'type' = 'comment'
+        and (p.payload->'data'->>'id')::int = any(${comments.map((c) => c.id)})`;
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const joined = comments.flatMap((c) => (byId.has(c.id) ? [{ ...c, ...byId.get(c.id)! }] : []));
+    console.log(
+      `  where a push's time went, one at a time (n=${joined.length}; each row's transaction start):`,
+    );
+    const stage = (label: string, f: (r: (typeof joined)[number]) => number) =>
+      console.log(`    ${label.padEnd(44)} ${summary(joined.map(f))}`);
+    stage('POST sent → comment transaction', (r) => r.written - r.sent);
+    stage('comment transaction → posts relay', (r) => r.relayed - r.written);
+    stage('posts relay → notification transaction', (r) => r.notified - r.relayed);
+    stage('notification transaction → users relay', (r) => r.announced - r.notified);
+    stage('users relay → on the stream', (r) => r.arrived - r.announced);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
 }
 
 async function memory(world: World, url: string, rss: () => { users: number; gateway: number }) {
@@ -108,6 +157,7 @@ async function main() {
       console.log(`  ${label.padEnd(14)} on the stream ${summary(t.pushed)}`);
       console.log(`  ${''.padEnd(14)} the POST's 201 ${summary(t.created)}`);
     }
+    await stages(stack.databaseName, sequential);
     if (STREAMS === 0) return;
     const rss = () => ({
       users: stack.services.users.rssKiB() ?? 0,
