@@ -4,7 +4,8 @@
  * 1. latency: one receiver, posts in sequence, POST sent -> delivery received, with the stages in
  *    between read from the database;
  * 2. throughput: BENCH_ENDPOINTS receivers, BENCH_FANOUT_POSTS posts, BENCH_IN_FLIGHT at once.
- * Every delivery is verified with standardwebhooks.
+ * Every delivery is verified with standardwebhooks. The checkout must be built already when services
+ * run built (bench/processes.ts).
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -12,8 +13,7 @@ import { createDb, type Sql } from '@community/db';
 import { actor, apiClient, freePort } from '@community/test-harness';
 import { cpuSnapshot, cpuUsedMs, type CpuGroups } from './cpu';
 import { clearBenchPlace, dataServiceEnv, intEnv, type BenchPlace } from './infra';
-import type { BenchChildren } from './processes';
-import { build, waitHttp } from './processes';
+import { waitHttp, type BenchChildren } from './processes';
 import { enterpriseAccount } from './seed-posts';
 import { now, Receivers } from './webhook-receivers';
 
@@ -69,6 +69,12 @@ function row(label: string, values: number[]): void {
   console.log(`${label.padEnd(44)}${cells.join('')}`);
 }
 
+interface Urls {
+  gateway: string;
+  users: string;
+  posts: string;
+}
+
 /** Starts the target's services one after the other (they migrate the same database on first start). */
 async function startStack(target: Target, token: string): Promise<Urls> {
   const { root, place, children } = target;
@@ -93,12 +99,6 @@ async function startStack(target: Target, token: string): Promise<Urls> {
   return { gateway, users, posts };
 }
 
-interface Urls {
-  gateway: string;
-  users: string;
-  posts: string;
-}
-
 /** An account with a key (read, write, webhooks) on an enterprise plan far above the run, and a category. */
 async function setUp(urls: Urls, token: string) {
   const scopes = ['read', 'write', 'webhooks'];
@@ -115,7 +115,6 @@ async function setUp(urls: Urls, token: string) {
 export async function runWebhooks(target: Target): Promise<RunFigures> {
   const { place, children } = target;
   await clearBenchPlace(place, SERVICES);
-  build(target.root);
   const token = randomBytes(32).toString('base64url');
   const receivers = new Receivers();
   let db: Sql | undefined;

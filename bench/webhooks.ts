@@ -23,7 +23,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { benchPlace, intEnv } from './infra';
-import { BenchChildren, checkoutAt, commandLine, removeCheckout, runBench } from './processes';
+import { BenchChildren, build, checkoutAt, commandLine, removeCheckout, runBench } from './processes';
 import { percentile, runWebhooks, SETTINGS, type RunFigures, type Target } from './webhook-run';
 
 const root = path.resolve(__dirname, '..');
@@ -122,6 +122,7 @@ function report(runs: RunFigures[]): void {
 
 async function main(): Promise<void> {
   console.log(commandLine('bench:webhooks'));
+  build(root);
   if (BASELINE) baselineDir = checkoutAt(root, BASELINE);
   console.log(
     `node ${process.version}, ${os.cpus().length} cores shared by the services, receivers, PostgreSQL, ` +
