@@ -4,6 +4,7 @@ import { shutdownDelayMs } from '@community/config';
 import { createDb, joinable, pingDb, type Sql } from '@community/db';
 import {
   AmqpConnection,
+  echoCommitted,
   EventConsumer,
   OutboxRelay,
   type EventHandler,
@@ -147,9 +148,11 @@ function startEventBus(spec: DataServiceSpec, sql: Sql, registry: Registry) {
     handlers: spec.handlers,
     logger,
     registry,
-    // A handler may have written events of its own (users-service's notifications): out at once.
-    onApplied: () => {
+    // A handler may have written events of its own (users-service's notifications): out at once,
+    // and to this process's own listeners (its notification streams) before the bus brings them.
+    onApplied: (_event, enqueued) => {
       relay.kick();
+      echoCommitted(amqp, enqueued);
       spec.onEventApplied?.();
     },
   });
