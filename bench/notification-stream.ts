@@ -11,20 +11,29 @@
  *    transaction's start, PostgreSQL's now()) to its arrival.
  * 2. Memory: BENCH_STREAMS (1000; 0 skips this part) streams opened through the gateway (5 per account), the resident
  *    memory of users-service and the gateway before and after, per 1,000 streams.
+ * BENCH_BASELINE (unset): a git revision whose stack runs beside this checkout's (a worktree with its
+ * own npm ci), BENCH_ROUNDS (1) times, every other round in reverse order; a table sets them side by
+ * side. The memory part runs on this checkout only, after the last round.
  */
 import './owned-stack-env';
+import path from 'node:path';
 import { MAX_STREAMS_PER_ACCOUNT } from '@community/contracts';
 import { createDb } from '@community/db';
 import { testInfra } from '@community/test-harness';
 import { createComment, createPost } from '../e2e/src/flows';
 import { startOwnedStack } from '../e2e/src/stack/owned-stack';
 import { UNLIMITED, World, type Member } from '../e2e/src/world';
+import { percentile } from './measure';
+import { checkoutAt, removeCheckout } from './processes';
 import { arrival, openStream, summary, type Stream } from './sse';
 
 const COMMENTS = Number(process.env.BENCH_COMMENTS ?? 500);
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 8);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const PER_ACCOUNT = MAX_STREAMS_PER_ACCOUNT;
+const BASELINE = process.env.BENCH_BASELINE;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+const root = path.resolve(__dirname, '..');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -108,8 +117,10 @@ async function stages(databaseName: string, { comments }: Timings): Promise<void
     stage('POST sent → comment transaction', (r) => r.written - r.sent);
     stage('comment transaction → posts relay', (r) => r.relayed - r.written);
     stage('posts relay → notification transaction', (r) => r.notified - r.relayed);
-    stage('notification transaction → users relay', (r) => r.announced - r.notified);
-    stage('users relay → on the stream', (r) => r.arrived - r.announced);
+    // users-service hands a notification it stored to its own streams at once (echoCommitted); its
+    // relay carries it to the other replicas' streams. Before that, the stream waited for the relay.
+    stage('notification transaction → on the stream', (r) => r.arrived - r.notified);
+    stage('(notification transaction → users relay)', (r) => r.announced - r.notified);
   } finally {
     await sql.end({ timeout: 5 });
   }
@@ -138,8 +149,9 @@ async function memory(world: World, url: string, rss: () => { users: number; gat
   return { open, refused: statuses.length - open, before, after };
 }
 
-async function main() {
-  const stack = await startOwnedStack('bench_notif');
+/** One stack (this checkout's, or the baseline's from `tree`): latency, stages, and memory if asked. */
+async function run(label: string, tree: string | undefined, withMemory: boolean): Promise<Figures> {
+  const stack = await startOwnedStack('bench_notif', { root: tree });
   try {
     const world = new World(stack.baseUrl, stack.admin);
     const [author, replier] = await Promise.all([
@@ -148,32 +160,87 @@ async function main() {
     ]);
     const post = await createPost(world.as(author), await world.category());
     const url = `${stack.baseUrl}/api/v1/notifications/stream`;
-    console.log(`comment created → reply notification on the recipient's stream, through the gateway:`);
+    console.log(
+      `\n## ${label}: comment created → reply notification on the recipient's stream, through the gateway:`,
+    );
     const { sequential, parallel } = await latency(world, url, author, replier, post.id);
-    for (const [label, t] of [
+    for (const [name, t] of [
       ['one at a time', sequential],
       [`${IN_FLIGHT} in flight`, parallel],
     ] as const) {
-      console.log(`  ${label.padEnd(14)} on the stream ${summary(t.pushed)}`);
+      console.log(`  ${name.padEnd(14)} on the stream ${summary(t.pushed)}`);
       console.log(`  ${''.padEnd(14)} the POST's 201 ${summary(t.created)}`);
     }
     await stages(stack.databaseName, sequential);
-    if (STREAMS === 0) return;
-    const rss = () => ({
-      users: stack.services.users.rssKiB() ?? 0,
-      gateway: stack.services.gateway.rssKiB() ?? 0,
-    });
-    const m = await memory(world, url, rss);
-    const per1000 = (kib: number) => `${(((kib / m.open) * 1000) / 1024).toFixed(1)} MiB`;
-    console.log(`${m.open} streams open (${m.refused} refused), resident memory before → after:`);
-    console.log(
-      `  users-service ${(m.before.users / 1024).toFixed(0)} → ${(m.after.users / 1024).toFixed(0)} MiB (${per1000(m.after.users - m.before.users)} per 1,000 streams)`,
-    );
-    console.log(
-      `  gateway       ${(m.before.gateway / 1024).toFixed(0)} → ${(m.after.gateway / 1024).toFixed(0)} MiB (${per1000(m.after.gateway - m.before.gateway)} per 1,000 streams)`,
-    );
+    if (withMemory) await memoryReport(world, url, stack);
+    return { label, sequential, parallel };
   } finally {
     await stack.stop();
+  }
+}
+
+interface Figures {
+  label: string;
+  sequential: Timings;
+  parallel: Timings;
+}
+
+async function memoryReport(
+  world: World,
+  url: string,
+  stack: Awaited<ReturnType<typeof startOwnedStack>>,
+): Promise<void> {
+  const rss = () => ({
+    users: stack.services.users.rssKiB() ?? 0,
+    gateway: stack.services.gateway.rssKiB() ?? 0,
+  });
+  const m = await memory(world, url, rss);
+  const per1000 = (kib: number) => `${(((kib / m.open) * 1000) / 1024).toFixed(1)} MiB`;
+  console.log(`${m.open} streams open (${m.refused} refused), resident memory before → after:`);
+  console.log(
+    `  users-service ${(m.before.users / 1024).toFixed(0)} → ${(m.after.users / 1024).toFixed(0)} MiB (${per1000(m.after.users - m.before.users)} per 1,000 streams)`,
+  );
+  console.log(
+    `  gateway       ${(m.before.gateway / 1024).toFixed(0)} → ${(m.after.gateway / 1024).toFixed(0)} MiB (${per1000(m.after.gateway - m.before.gateway)} per 1,000 streams)`,
+  );
+}
+
+/** Every run side by side: the push against its POST one at a time, and the p99s with 8 in flight. */
+function report(figures: Figures[]): void {
+  const p = (ms: number[], q: number) =>
+    percentile(
+      [...ms].sort((a, b) => a - b),
+      q,
+    );
+  console.log(`\nside by side (ms):`);
+  console.log(
+    `  ${'run'.padEnd(26)} push p50  POST p50  push ÷ POST   ${IN_FLIGHT} in flight: push p99  POST p99`,
+  );
+  for (const { label, sequential: s, parallel: f } of figures) {
+    const ratio = p(s.pushed, 50) / p(s.created, 50);
+    console.log(
+      `  ${label.padEnd(26)} ${p(s.pushed, 50).toFixed(1).padStart(8)}  ${p(s.created, 50).toFixed(1).padStart(8)}  ` +
+        `${ratio.toFixed(2).padStart(10)}×   ${p(f.pushed, 99).toFixed(1).padStart(19)}  ${p(f.created, 99).toFixed(1).padStart(8)}`,
+    );
+  }
+}
+
+async function main() {
+  const baselineDir = BASELINE ? checkoutAt(root, BASELINE) : undefined;
+  try {
+    const figures: Figures[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const runs: [string, string | undefined][] = [[`this checkout (${round})`, undefined]];
+      if (baselineDir) runs.unshift([`baseline ${BASELINE} (${round})`, baselineDir]);
+      if (round % 2 === 0) runs.reverse();
+      for (const [label, tree] of runs) {
+        const memoryToo = STREAMS > 0 && round === ROUNDS && tree === undefined;
+        figures.push(await run(label, tree, memoryToo));
+      }
+    }
+    report(figures);
+  } finally {
+    if (baselineDir) removeCheckout(root, baselineDir);
   }
 }
 
