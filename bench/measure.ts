@@ -4,9 +4,13 @@ import { signIdentity } from '@community/http-kit';
 const CLIENT = process.env.BENCH_CLIENT ?? 'http';
 if (CLIENT !== 'http' && CLIENT !== 'fetch') throw new Error('BENCH_CLIENT must be http or fetch');
 
-/** The value below which `p` % of `sorted` (ascending) lie. */
-export function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+/**
+ * The `p`th percentile (0–100) of `values` by nearest rank: the smallest value with at least `p` %
+ * of them at or below it (of 100 values, p99 is the 99th, not the largest); NaN when there are none.
+ */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
 }
 
 /**
@@ -52,7 +56,6 @@ export async function measure(
   );
   const seconds = (performance.now() - started) / 1000;
   agent.destroy();
-  timings.sort((a, b) => a - b);
   return {
     p50: percentile(timings, 50),
     p99: percentile(timings, 99),

@@ -207,11 +207,7 @@ async function memoryReport(
 
 /** Every run side by side: the push against its POST one at a time, and the p99s with 8 in flight. */
 function report(figures: Figures[]): void {
-  const p = (ms: number[], q: number) =>
-    percentile(
-      [...ms].sort((a, b) => a - b),
-      q,
-    );
+  const p = percentile;
   console.log(`\nside by side (ms):`);
   console.log(
     `  ${'run'.padEnd(26)} push p50  POST p50  push ÷ POST   ${IN_FLIGHT} in flight: push p99  POST p99`,

@@ -57,21 +57,15 @@ export class Tally {
 
   /** Percentiles (ms) of the admitted answers, of the refusals and of this process's lateness. */
   summary() {
-    const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
-    const at = (values: number[], p: number) => (values.length ? percentile(values, p) : NaN);
-    const [admitted, overloaded, late] = [
-      sorted(this.admitted),
-      sorted(this.overloaded),
-      sorted(this.lateness),
-    ];
+    const { admitted, overloaded, lateness } = this;
     return {
-      goodput: this.admitted.length / this.seconds,
-      p50: at(admitted, 50),
-      p99: at(admitted, 99),
-      rejectedP99: at(overloaded, 99),
-      rejectedMax: overloaded.at(-1) ?? NaN,
-      lateP99: at(late, 99),
-      lateMax: late.at(-1) ?? 0,
+      goodput: admitted.length / this.seconds,
+      p50: percentile(admitted, 50),
+      p99: percentile(admitted, 99),
+      rejectedP99: percentile(overloaded, 99),
+      rejectedMax: percentile(overloaded, 100),
+      lateP99: percentile(lateness, 99),
+      lateMax: lateness.length ? percentile(lateness, 100) : 0,
     };
   }
 

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import { createDb, type Sql } from '@community/db';
 import { actor, apiClient, freePort } from '@community/test-harness';
 import { cpuSnapshot, cpuUsedMs, type CpuGroups } from './cpu';
+import { percentile } from './measure';
 import { clearBenchPlace, dataServiceEnv, intEnv, type BenchPlace } from './infra';
 import { waitHttp, type BenchChildren } from './processes';
 import { enterpriseAccount } from './seed-posts';
@@ -55,12 +56,6 @@ export interface Target {
   webhookReplicas: number;
   place: BenchPlace;
   children: BenchChildren;
-}
-
-/** Percentiles of `values`, p in 0–100 (nearest rank). */
-export function percentile(values: number[], p: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] ?? NaN;
 }
 
 function row(label: string, values: number[]): void {

@@ -24,7 +24,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { benchPlace, intEnv } from './infra';
 import { BenchChildren, build, checkoutAt, commandLine, removeCheckout, runBench } from './processes';
-import { percentile, runWebhooks, SETTINGS, type RunFigures, type Target } from './webhook-run';
+import { percentile } from './measure';
+import { runWebhooks, SETTINGS, type RunFigures, type Target } from './webhook-run';
 
 const root = path.resolve(__dirname, '..');
 const BASELINE = process.env.BENCH_BASELINE;
