@@ -6,7 +6,6 @@ import { backoffDelay, errorMessage, sleep } from './backoff';
 import type { AmqpConnection } from './connection';
 import { parseEnvelope, type EventEnvelope } from './envelope';
 import { counter, gaugeSeries } from './metrics';
-import { enqueuedOn } from './outbox';
 import { DEFAULT_MAX_DELIVERIES, declareTopology, topologyNames, type TopologyNames } from './topology';
 
 export type EventHandler = (tx: Tx, event: EventEnvelope) => Promise<void>;
@@ -40,11 +39,8 @@ export interface EventConsumerOptions {
   retryDelayMs?: number;
   logger: Logger;
   registry?: Registry;
-  /**
-   * Called after an event's transaction committed (not for duplicates), with the events its handler
-   * enqueued in that transaction, e.g. to act on them at once.
-   */
-  onApplied?: (event: EventEnvelope, enqueued: EventEnvelope<unknown>[]) => void;
+  /** Called after an event's transaction committed (not for duplicates), e.g. to act on its rows at once. */
+  onApplied?: (event: EventEnvelope) => void;
 }
 
 type Outcome = 'applied' | 'duplicate' | 'failed' | 'dead_lettered';
@@ -149,9 +145,9 @@ export class EventConsumer {
     if (!handler) return settle(channel, message, 'ack');
     const context = { eventId: envelope.id, event: envelope.event };
     try {
-      const { outcome, enqueued } = await this.applyOnce(envelope, handler);
+      const outcome = await this.applyOnce(envelope, handler);
       this.count(envelope.event, outcome);
-      if (outcome === 'applied') this.opts.onApplied?.(envelope, enqueued);
+      if (outcome === 'applied') this.opts.onApplied?.(envelope);
       settle(channel, message, 'ack');
     } catch (err) {
       const deliveries = deliveryCount(message);
@@ -172,10 +168,7 @@ export class EventConsumer {
    * Runs the handler in the transaction that claims the event id. A lost database connection is retried
    * here, holding the message, so an outage does not burn the message's deliveries into the DLQ.
    */
-  private async applyOnce(
-    envelope: EventEnvelope,
-    handler: EventHandler,
-  ): Promise<{ outcome: 'applied' | 'duplicate'; enqueued: EventEnvelope<unknown>[] }> {
+  private async applyOnce(envelope: EventEnvelope, handler: EventHandler): Promise<'applied' | 'duplicate'> {
     for (let failures = 0; ; failures++) {
       try {
         return await inTransaction(this.opts.sql, async (tx) => {
@@ -183,9 +176,9 @@ export class EventConsumer {
             insert into processed_events (event_id, event) values (${envelope.id}, ${envelope.event})
             on conflict do nothing
             returning event_id`;
-          if (claimed.length === 0) return { outcome: 'duplicate' as const, enqueued: [] };
+          if (claimed.length === 0) return 'duplicate' as const;
           await handler(tx, envelope);
-          return { outcome: 'applied' as const, enqueued: enqueuedOn(tx) };
+          return 'applied' as const;
         });
       } catch (err) {
         if (!isConnectionError(err) || this.stopping) throw err;

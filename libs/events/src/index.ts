@@ -12,4 +12,4 @@ export {
 } from './outbox';
 export { OutboxRelay, type OutboxRelayOptions, type OutboxPending } from './relay';
 export { EventConsumer, mergeHandlers, type EventHandler, type EventConsumerOptions } from './consumer';
-export { echoCommitted, onEveryReplica } from './broadcast';
+export { onEveryReplica } from './broadcast';

@@ -3,9 +3,6 @@ import { activeTraceparent } from '@community/telemetry';
 import type postgres from 'postgres';
 import { createEnvelope, type EventEnvelope } from './envelope';
 
-/** The events each transaction enqueued, for {@link enqueuedOn}. */
-const enqueued = new WeakMap<Tx, EventEnvelope<unknown>[]>();
-
 /**
  * Records an event in the outbox inside the caller's transaction, so the state change and its event
  * commit or roll back together; the relay publishes it after the commit.
@@ -16,19 +13,7 @@ export async function enqueueEvent<T>(tx: Tx, event: string, data: T): Promise<E
     insert into outbox (event_id, event, payload, traceparent)
     values (${envelope.id}, ${event}, ${tx.json(envelope as unknown as postgres.JSONValue)},
       ${activeTraceparent() ?? null})`;
-  const events = enqueued.get(tx);
-  if (events) events.push(envelope);
-  else enqueued.set(tx, [envelope]);
   return envelope;
-}
-
-/**
- * The events enqueued on `tx` itself (not on a savepoint of it), oldest first: once it committed,
- * the process may act on them at once rather than when the bus brings them back (see
- * `echoCommitted`).
- */
-export function enqueuedOn(tx: Tx): EventEnvelope<unknown>[] {
-  return enqueued.get(tx) ?? [];
 }
 
 /** What a use case needs to write: the pool, and a hook run after each commit (the relay's kick). */

@@ -4,7 +4,6 @@ import { shutdownDelayMs } from '@community/config';
 import { createDb, joinable, pingDb, type Sql } from '@community/db';
 import {
   AmqpConnection,
-  echoCommitted,
   EventConsumer,
   OutboxRelay,
   type EventHandler,
@@ -148,11 +147,9 @@ function startEventBus(spec: DataServiceSpec, sql: Sql, registry: Registry) {
     handlers: spec.handlers,
     logger,
     registry,
-    // A handler may have written events of its own (users-service's notifications): out at once,
-    // and to this process's own listeners (its notification streams) before the bus brings them.
-    onApplied: (_event, enqueued) => {
+    // A handler may have written events of its own (users-service's notifications): out at once.
+    onApplied: () => {
       relay.kick();
-      echoCommitted(amqp, enqueued);
       spec.onEventApplied?.();
     },
   });

@@ -9,19 +9,10 @@ import {
   dropRoles,
   testExchange,
   testInfra,
-  publishEvents,
-  testEnvelope,
   testRoleName,
-  waitFor,
   type TestDatabase,
 } from '@community/test-harness';
-import {
-  enqueueEvent,
-  onEveryReplica,
-  topologyNames,
-  type AmqpConnection,
-  type EventEnvelope,
-} from '@community/events';
+import { topologyNames } from '@community/events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -161,37 +152,4 @@ it('fails to start with one sentence when PostgreSQL is unreachable', async () =
   await expect(startWithDatabase('postgres://postgres:pw@127.0.0.1:1/nope')).rejects.toThrow(
     /^PostgreSQL is not reachable at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/nope \(ECONNREFUSED\); check that it is running and that DATABASE_URL points at it$/,
   );
-});
-
-it('hands what a handler enqueued to its own every-replica listeners at commit, and the bus again', async () => {
-  const heard: EventEnvelope[] = [];
-  let bus: AmqpConnection | undefined;
-  const service = await startDataService({
-    service: 'runtime-svc',
-    schema: 'runtime',
-    migrationsDir,
-    port: 0,
-    config: config(database.url),
-    logger,
-    handlers: {
-      'thing.added': async (tx, event) => {
-        await enqueueEvent(tx, 'thing.told', { id: event.data.id });
-      },
-    },
-    prepare: async ({ amqp }) => {
-      bus = amqp;
-      onEveryReplica({ amqp, exchange, events: ['thing.told'], logger, handle: (e) => heard.push(e) });
-    },
-    app: () => (_req, res) => res.end('ok'),
-  });
-  try {
-    await bus!.waitUntilConnected(5_000);
-    await publishEvents(exchange, [testEnvelope('thing.added', { id: 7 })]);
-    // Once as it committed, once from the relay through the broker: the same event twice.
-    await waitFor(() => heard.length === 2 || undefined, { what: 'the echo and the bus copy' });
-    expect(heard[0]).toEqual(heard[1]);
-    expect(heard[0]).toMatchObject({ event: 'thing.told', data: { id: 7 } });
-  } finally {
-    await service.stop();
-  }
 });

@@ -12,8 +12,7 @@ export interface StreamHubOptions {
 
 /**
  * The notification streams this process holds, by recipient. A notification stored by any replica
- * reaches it over the bus (`notification.created` on this process's own queue: see {@link listen});
- * one this process stored comes at once as well, and its stream sends it once (see SseStream).
+ * reaches it over the bus (`notification.created` on this process's own queue: see {@link listen}).
  */
 export class StreamHub {
   private readonly byRecipient = new Map<number, Set<SseStream>>();
