@@ -117,10 +117,8 @@ async function stages(databaseName: string, { comments }: Timings): Promise<void
     stage('POST sent → comment transaction', (r) => r.written - r.sent);
     stage('comment transaction → posts relay', (r) => r.relayed - r.written);
     stage('posts relay → notification transaction', (r) => r.notified - r.relayed);
-    // users-service hands a notification it stored to its own streams at once (echoCommitted); its
-    // relay carries it to the other replicas' streams. Before that, the stream waited for the relay.
-    stage('notification transaction → on the stream', (r) => r.arrived - r.notified);
-    stage('(notification transaction → users relay)', (r) => r.announced - r.notified);
+    stage('notification transaction → users relay', (r) => r.announced - r.notified);
+    stage('users relay → on the stream', (r) => r.arrived - r.announced);
   } finally {
     await sql.end({ timeout: 5 });
   }
