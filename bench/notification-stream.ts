@@ -220,7 +220,8 @@ function report(figures: Figures[]): void {
 }
 
 async function main() {
-  const baselineDir = BASELINE ? checkoutAt(root, BASELINE) : undefined;
+  // The owned stack runs every checkout from source: nothing to build.
+  const baselineDir = BASELINE ? checkoutAt(root, BASELINE, { built: false }) : undefined;
   try {
     const figures: Figures[] = [];
     for (let round = 1; round <= ROUNDS; round++) {

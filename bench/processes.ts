@@ -82,9 +82,10 @@ export function build(checkout: string): void {
 
 /**
  * A worktree of the repository at `root` at `revision`, with its own `npm ci` and, when services run
- * built, its own build: that revision's services, libraries and packages as they were.
+ * built and `built` is not false (a caller that runs them from source), its own build: that
+ * revision's services, libraries and packages as they were.
  */
-export function checkoutAt(root: string, revision: string): string {
+export function checkoutAt(root: string, revision: string, { built = true } = {}): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-baseline-'));
   execFileSync('git', ['worktree', 'add', '--detach', dir, revision], { cwd: root, stdio: 'ignore' });
   try {
@@ -97,7 +98,7 @@ export function checkoutAt(root: string, revision: string): string {
       console.log(`baseline ${revision}: npm ci refused its lock file, npm install instead`);
       execFileSync('npm', ['install', ...flags], { cwd: dir, stdio: 'ignore' });
     }
-    build(dir);
+    if (built) build(dir);
     return dir;
   } catch (err) {
     removeCheckout(root, dir);
