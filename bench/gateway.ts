@@ -53,6 +53,10 @@
  *      BENCH_TIMELINE (0: when set to N, after the wrk runs, N seconds of one request at a time
  *      straight to posts-service (and to `compare`) and through the gateway, each timed, and when
  *      the answers over 10 ms came: bench/timeline.ts),
+ *      BENCH_RATE (unset: when set, the connections are paced to about this many requests a second
+ *      in all — each waits `connections / rate` after every answer — so that CPU a request
+ *      compares targets at the same load; flat out, a target that answers fewer requests a second
+ *      also gets fewer of them per turn of its event loop, and pays more a request for that alone),
  *      BENCH_GW_DATABASE_URL, BENCH_REDIS_URL, BENCH_AMQP_URL.
  *
  * Besides req/s and latency it reports CPU per request of every process (from /proc), which on a
@@ -123,6 +127,7 @@ const GATEWAY_NODE_ARGS = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ')
 const POSTS_NODE_ARGS = (process.env.BENCH_POSTS_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const PROXY_NODE_ARGS = (process.env.BENCH_PROXY_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const KEEP_LOGS = process.env.BENCH_KEEP_LOGS === '1';
+const RATE = process.env.BENCH_RATE ? intEnv('BENCH_RATE', 0) : 0;
 const TIMELINE = process.env.BENCH_TIMELINE ? intEnv('BENCH_TIMELINE', 0) : 0;
 const COMPARE_ROOT = process.env.BENCH_COMPARE_ROOT
   ? path.resolve(process.env.BENCH_COMPARE_ROOT)
@@ -197,7 +202,7 @@ interface WrkResult {
 
 const lua = (value: string) => JSON.stringify(value); // ASCII paths and header values only
 
-function wrkScript(plan: Plan): string {
+function wrkScript(plan: Plan, connections: number): string {
   const requests = plan.requests
     .map(({ path: p, headers }) => {
       const table = Object.entries(headers)
@@ -223,7 +228,7 @@ function request()
   i = i % #reqs + 1
   return reqs[i]
 end
-function response(status, headers, body)
+${RATE ? `-- Paced (BENCH_RATE): each connection waits this long (ms) after an answer.\nfunction delay() return ${Math.max(1, Math.round((connections * 1000) / RATE))} end\n` : ''}function response(status, headers, body)
   if status ~= expected then
     non2xx = non2xx + 1
     if bad == 0 then bad = status end
@@ -276,7 +281,7 @@ function runWrk(
   label: string,
 ): WrkResult & { cpuMs: number } {
   const script = path.join(workDir, `${plan.target}-c${connections}-${label}.lua`);
-  fs.writeFileSync(script, wrkScript(plan));
+  fs.writeFileSync(script, wrkScript(plan, connections));
   // bash's `times` prints the CPU its children (wrk) used: user and system, on the second line.
   const out = execFileSync(
     'bash',
@@ -839,7 +844,7 @@ async function main(): Promise<void> {
   console.log(`\n${commandLine('bench:gateway')}`);
   console.log(
     `GET /api/v1/posts/{id} (${POSTS} post${POSTS > 1 ? 's' : ''} in rotation), ` +
-      `${CONNECTIONS.join(' then ')} connections, wrk ${THREADS} thread, ${WARMUP} s warm-up + ${DURATION} s measured ` +
+      `${CONNECTIONS.join(' then ')} connections${RATE ? ` paced to ~${RATE} req/s` : ''}, wrk ${THREADS} thread, ${WARMUP} s warm-up + ${DURATION} s measured ` +
       `per run, ${ROUNDS} round(s) of ${targets.join(', ')}`,
   );
   console.log(
