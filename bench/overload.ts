@@ -12,7 +12,8 @@
  * 2. Unloaded: BENCH_UNLOADED_RATE (50) a second for 15 s: its p50 and p99.
  * 3. Capacity: open-loop steps of BENCH_STEP_SECONDS from 0.1 X up to 3.6 X; capacity is the
  *    highest rate whose answers are ≥ 99 % 2xx with p99 ≤ 5 × the unloaded p99 (the bound §18
- *    sets the admitted answers under overload).
+ *    sets the admitted answers under overload); a step that misses is run once more before the
+ *    search ends.
  * 4. Overload: 3 × capacity for BENCH_OVERLOAD_SECONDS (30), and beside it a light client on
  *    another account (BENCH_LIGHT_RATE, 3 a second, on a connection of its own); the resident
  *    memory of every process every 5 s.
@@ -167,13 +168,19 @@ async function findCapacity(gatewayUrl: string, pick: (i: number) => Call) {
     const unloadedP99 = unloaded.summary().p99;
     const bound = 5 * unloadedP99;
     let capacity = 0;
-    for (const step of STEPS) {
-      const rate = Math.round(step * closed.summary().goodput);
+    const holds = async (label: string, rate: number) => {
       await sleep(1000);
       const tally = await openLoop(pool, { rate, seconds: STEP_SECONDS }, pick);
       const ok = tally.okShare >= 0.99 && tally.summary().p99 <= bound;
-      console.log(line(`step ${step} × X = ${rate}/s`, tally) + (ok ? '' : `  ✗ (${tally.kindsLine()})`));
-      if (!ok) break;
+      console.log(line(label, tally) + (ok ? '' : `  ✗ (${tally.kindsLine()})`));
+      return ok;
+    };
+    for (const step of STEPS) {
+      const rate = Math.round(step * closed.summary().goodput);
+      // A step's p99 is its 1 % slowest: one stall of this shared machine can put it over the bound
+      // at any rate, so a step that misses is run once more before the search ends there.
+      const label = `step ${step} × X = ${rate}/s`;
+      if (!(await holds(label, rate)) && !(await holds(`${label} again`, rate))) break;
       capacity = rate;
     }
     if (!capacity) throw new Error(`no step met ≥ 99 % 2xx with p99 ≤ ${ms(bound)} ms`);
