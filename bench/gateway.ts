@@ -49,7 +49,9 @@
  *      BENCH_COMPARE_ROOT (unset: when set to another checkout with its own `npm ci`, a second
  *      posts-service runs from there, against the same database, and the target `compare` goes
  *      straight to it like `direct`: before and after of a posts-service change in one run, each
- *      measured run alternating with the other; its CPU is the `compare` column),
+ *      measured run alternating with the other; its CPU is the `compare` column;
+ *      BENCH_COMPARE_NODE_ARGS, when set, are its node flags instead of BENCH_POSTS_NODE_ARGS: with
+ *      BENCH_COMPARE_ROOT=. the same posts-service under other flags),
  *      BENCH_TIMELINE (0: when set to N, after the wrk runs, N seconds of one request at a time
  *      straight to posts-service (and to `compare`) and through the gateway, each timed, and when
  *      the answers over 10 ms came: bench/timeline.ts),
@@ -125,6 +127,10 @@ const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ? path.resolve(process.env.BENCH_PROFILE_DIR) : undefined;
 const GATEWAY_NODE_ARGS = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const POSTS_NODE_ARGS = (process.env.BENCH_POSTS_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const COMPARE_NODE_ARGS =
+  process.env.BENCH_COMPARE_NODE_ARGS === undefined
+    ? POSTS_NODE_ARGS
+    : process.env.BENCH_COMPARE_NODE_ARGS.split(' ').filter(Boolean);
 const PROXY_NODE_ARGS = (process.env.BENCH_PROXY_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const KEEP_LOGS = process.env.BENCH_KEEP_LOGS === '1';
 const RATE = process.env.BENCH_RATE ? intEnv('BENCH_RATE', 0) : 0;
@@ -731,7 +737,7 @@ async function main(): Promise<void> {
         'compare',
         'posts-service',
         { ...common, POSTS_SERVICE_PORT: String(comparePort) },
-        POSTS_NODE_ARGS,
+        COMPARE_NODE_ARGS,
         COMPARE_ROOT,
       )
     : undefined;
