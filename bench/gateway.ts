@@ -208,6 +208,15 @@ interface WrkResult {
 
 const lua = (value: string) => JSON.stringify(value); // ASCII paths and header values only
 
+/**
+ * BENCH_RATE: wrk's `delay`, each connection's wait after an answer (ms), so that all of them together
+ * send about RATE requests a second.
+ */
+function paced(connections: number): string {
+  if (!RATE) return '';
+  return `function delay() return ${Math.max(1, Math.round((connections * 1000) / RATE))} end\n`;
+}
+
 function wrkScript(plan: Plan, connections: number): string {
   const requests = plan.requests
     .map(({ path: p, headers }) => {
@@ -234,7 +243,7 @@ function request()
   i = i % #reqs + 1
   return reqs[i]
 end
-${RATE ? `-- Paced (BENCH_RATE): each connection waits this long (ms) after an answer.\nfunction delay() return ${Math.max(1, Math.round((connections * 1000) / RATE))} end\n` : ''}function response(status, headers, body)
+${paced(connections)}function response(status, headers, body)
   if status ~= expected then
     non2xx = non2xx + 1
     if bad == 0 then bad = status end
