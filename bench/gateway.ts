@@ -94,6 +94,7 @@ import {
   dataServiceEnv,
   clearRedisPrefix,
   dropBenchDatabase,
+  flagsEnv,
   intEnv,
 } from './infra';
 import { cpuSnapshot, cpuUsedMs } from './cpu';
@@ -125,13 +126,11 @@ const POSTS = intEnv('BENCH_POSTS', 100);
 const THREADS = intEnv('BENCH_THREADS', 1);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR ? path.resolve(process.env.BENCH_PROFILE_DIR) : undefined;
-const GATEWAY_NODE_ARGS = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
-const POSTS_NODE_ARGS = (process.env.BENCH_POSTS_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const GATEWAY_NODE_ARGS = flagsEnv('BENCH_GATEWAY_NODE_ARGS');
+const POSTS_NODE_ARGS = flagsEnv('BENCH_POSTS_NODE_ARGS');
 const COMPARE_NODE_ARGS =
-  process.env.BENCH_COMPARE_NODE_ARGS === undefined
-    ? POSTS_NODE_ARGS
-    : process.env.BENCH_COMPARE_NODE_ARGS.split(' ').filter(Boolean);
-const PROXY_NODE_ARGS = (process.env.BENCH_PROXY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  process.env.BENCH_COMPARE_NODE_ARGS === undefined ? POSTS_NODE_ARGS : flagsEnv('BENCH_COMPARE_NODE_ARGS');
+const PROXY_NODE_ARGS = flagsEnv('BENCH_PROXY_NODE_ARGS');
 const KEEP_LOGS = process.env.BENCH_KEEP_LOGS === '1';
 const RATE = process.env.BENCH_RATE ? intEnv('BENCH_RATE', 0) : 0;
 const TIMELINE = process.env.BENCH_TIMELINE ? intEnv('BENCH_TIMELINE', 0) : 0;

@@ -55,6 +55,11 @@ export function intEnv(name: string, fallback: number): number {
   return value;
 }
 
+/** Node flags from a variable, space-separated (none when it is unset or empty). */
+export function flagsEnv(name: string): string[] {
+  return (process.env[name] ?? '').split(' ').filter(Boolean);
+}
+
 /** Drops the bench's own database (a plain lower-case name only: never anything else). */
 export async function dropBenchDatabase(databaseUrl: string): Promise<void> {
   const url = new URL(databaseUrl);

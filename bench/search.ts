@@ -31,6 +31,7 @@ import { signIdentity } from '@community/http-kit';
 import { freePort } from '@community/test-harness';
 import { SERVICE_SCHEMA as POSTS_SERVICE } from '../posts-service/src/start';
 import { SERVICE_SCHEMA as USERS_SERVICE } from '../users-service/src/start';
+import { flagsEnv } from './infra';
 import { measure } from './measure';
 import { build, DEPLOYED_NODE_ARGS, BenchChildren, waitHttp } from './processes';
 
@@ -41,7 +42,7 @@ const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
 const FLOOD_CALLERS = Number(process.env.BENCH_FLOOD_CALLERS ?? 24);
 const SEARCH_CONCURRENCY = process.env.BENCH_SEARCH_CONCURRENCY;
-const POSTS_NODE_ARGS = (process.env.BENCH_POSTS_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const POSTS_NODE_ARGS = flagsEnv('BENCH_POSTS_NODE_ARGS');
 
 const STOP_WORDS = (
   'the of and a to in is you that it he was for on are as with his they at be this have from or ' +

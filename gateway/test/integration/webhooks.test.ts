@@ -46,15 +46,16 @@ it('delivers a post created through the gateway to a subscribed receiver, signed
       event: 'post.created',
       data: { id: post.body.data.id, title: 'Hooked', author_id: id },
     });
-    // The receiver has the delivery a moment before the dispatcher has recorded its answer.
-    const delivered = await waitFor(
-      async () => {
-        const log = await gw(stack, 'GET', `/api/v1/webhooks/${endpoint.body.data.id}/deliveries`, { key });
-        return log.body.data[0]?.status === 'succeeded' && log.body.data[0];
-      },
-      { what: 'the delivery recorded as succeeded', timeoutMs: 10_000 },
-    );
-    expect(delivered).toMatchObject({ status: 'succeeded', attempts: 1, event: 'post.created' });
+    // The receiver has the delivery a moment before the dispatcher has recorded its answer: wait
+    // for that record, then check it.
+    const deliveries = () =>
+      gw(stack, 'GET', `/api/v1/webhooks/${endpoint.body.data.id}/deliveries`, { key });
+    await waitFor(async () => ((await deliveries()).body.data[0]?.status ?? 'pending') !== 'pending', {
+      what: 'the delivery recorded',
+      timeoutMs: 10_000,
+    });
+    const log = await deliveries();
+    expect(log.body.data[0]).toMatchObject({ status: 'succeeded', attempts: 1, event: 'post.created' });
   } finally {
     await new Promise((resolve) => receiver.close(resolve));
   }
