@@ -22,6 +22,8 @@
  *      BENCH_TARGETS (direct,nginx,node,floor,gateway,gateway304; node is bench/node-proxy.mjs, a bare
  *      node:http proxy: the floor for any Node proxy on this machine; undici (not in the default
  *      list) is bench/undici-proxy.mjs, a bare proxy on undici's pool, the client the gateway uses;
+ *      bare (not in the default list) is bench/bare-read.mjs, node:http and postgres.js answering the
+ *      read with its one query and nothing else: the floor for any Node service of this read here;
  *      floor is bench/floor-proxy.mjs,
  *      that proxy plus only the per-request work of this API's contract (key hash, signed identity,
  *      limit and cache headers): the floor for a Node gateway of this API; gateway304 sends each post's
@@ -158,6 +160,7 @@ const BASELINE = process.env.BENCH_BASELINE;
 const KNOWN_TARGETS = [
   'direct',
   'compare',
+  'bare',
   'nginx',
   'node',
   'undici',
@@ -351,6 +354,7 @@ function plans(
   return {
     direct: { target: 'direct', url: targets.direct, requests: signed() },
     compare: { target: 'compare', url: targets.compare, requests: signed() },
+    bare: { target: 'bare', url: targets.bare, requests: signed() },
     nginx: { target: 'nginx', url: targets.nginx, requests: signed() },
     node: { target: 'node', url: targets.node, requests: signed() },
     undici: { target: 'undici', url: targets.undici, requests: signed() },
@@ -447,6 +451,7 @@ const CPU_GROUPS = [
   'redis',
   'posts',
   'compare',
+  'bare',
   'users',
   'postgres',
 ] as const;
@@ -705,7 +710,9 @@ async function main(): Promise<void> {
     baselinePort,
     comparePort,
     untracedPort,
+    barePort,
   ] = [
+    await freePort(),
     await freePort(),
     await freePort(),
     await freePort(),
@@ -820,12 +827,18 @@ async function main(): Promise<void> {
   await waitHttp(nginx, `${nginxUrl}/healthz`);
 
   // The bench's own proxies run only when measured: an idle process is still one more on two cores.
-  const ownProxy = (name: 'node' | 'undici' | 'floor', script: string, port: number, args: string[]) =>
+  const ownProxy = (
+    name: 'node' | 'undici' | 'floor' | 'bare',
+    script: string,
+    port: number,
+    args: string[],
+  ) =>
     targets.includes(name)
       ? startProxy(name, script, port, args)
       : { child: undefined, url: `http://127.0.0.1:${port}` };
   const nodeProxy = await ownProxy('node', 'node-proxy.mjs', nodePort, [String(postsPort)]);
   const undiciProxy = await ownProxy('undici', 'undici-proxy.mjs', undiciPort, [String(postsPort)]);
+  const bare = await ownProxy('bare', 'bare-read.mjs', barePort, [DATABASE_URL]);
   const data = await benchAccount(usersUrl, postsUrl, gatewayUrl, token, POSTS);
   // Started once the key exists: it stands in a Map for the gateway's key cache.
   const floor = await ownProxy('floor', 'floor-proxy.mjs', floorPort, [
@@ -835,7 +848,7 @@ async function main(): Promise<void> {
     String(data.userId),
   ]);
   const groups: Record<string, Child> = { nginx, gateway, posts, users };
-  for (const [name, proxy] of Object.entries({ node: nodeProxy, undici: undiciProxy, floor }))
+  for (const [name, proxy] of Object.entries({ node: nodeProxy, undici: undiciProxy, floor, bare }))
     if (proxy.child) groups[name] = proxy.child;
   if (baseline) groups.baseline = baseline;
   if (untraced) groups.untraced = untraced;
@@ -844,6 +857,7 @@ async function main(): Promise<void> {
   const urls: Record<Target, string> = {
     direct: postsUrl,
     compare: compareUrl,
+    bare: bare.url,
     nginx: nginxUrl,
     node: nodeProxy.url,
     undici: undiciProxy.url,
@@ -929,7 +943,7 @@ async function main(): Promise<void> {
   // and through the gateway.
   if (TIMELINE > 0) {
     const byTarget = plans(urls, data, token);
-    for (const target of targets.filter((t) => ['direct', 'compare', 'gateway'].includes(t))) {
+    for (const target of targets.filter((t) => ['direct', 'compare', 'bare', 'gateway'].includes(t))) {
       const { url, requests } = byTarget[target];
       console.log(`\n${target}, one request at a time for ${TIMELINE} s (bench/timeline.ts):`);
       for (const line of slowAnswers(await record({ url, requests }, TIMELINE))) console.log(`  ${line}`);
@@ -961,6 +975,7 @@ const STOP_ORDER = [
   'baseline',
   'untraced',
   'compare',
+  'bare',
   'posts',
   'users',
   'otlp-sink',

@@ -38,19 +38,26 @@ export function ambientTx(sql: Sql): Tx | undefined {
  * otherwise. Services hand this to their use cases; nothing changes where no ambient one is open.
  */
 export function joinable(sql: Sql): Sql {
-  const proxy = new Proxy(sql, {
-    apply(target, self, args: unknown[]) {
-      return Reflect.apply(ambientTx(target) ?? target, self, args);
+  // A function whose prototype is the pool, not a Proxy of it: a query called through a Proxy keeps
+  // its garbage alive past the next scavenge (bench/RESULTS.md, "The tail at one connection").
+  const join = ((...args: Parameters<Sql>) => (ambientTx(sql) ?? sql)(...args)) as Sql;
+  Object.setPrototypeOf(join, sql);
+  Object.defineProperties(join, {
+    unsafe: {
+      get: () => {
+        const tx = ambientTx(sql);
+        return tx ? tx.unsafe.bind(tx) : sql.unsafe;
+      },
     },
-    get(target, property, receiver) {
-      const tx = ambientTx(target);
-      if (tx && property === 'unsafe') return tx.unsafe.bind(tx);
-      if (tx && property === 'begin') return (work: (tx: Tx) => Promise<unknown>) => tx.savepoint(work);
-      return Reflect.get(target, property, receiver);
+    begin: {
+      get: () => {
+        const tx = ambientTx(sql);
+        return tx ? (work: (tx: Tx) => Promise<unknown>) => tx.savepoint(work) : sql.begin;
+      },
     },
   });
-  bases.set(proxy, sql);
-  return proxy;
+  bases.set(join, sql);
+  return join;
 }
 
 /** Runs `work` with `tx` as the ambient transaction of `sql`'s pool; returns the after-commit hooks. */

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { types } from 'node:util';
 import { inTransaction, joinable, withAmbient, type Sql } from '@community/db';
 import postgres from 'postgres';
 import { createTestDatabase, type TestDatabase } from '@community/test-harness';
@@ -67,6 +68,27 @@ describe('ambient transactions', () => {
     ).rejects.toThrow('rolled back');
     await sql`insert into items (label) values ('outside')`;
     expect(await labels()).toEqual(['outside']);
+  });
+
+  it('joins unsafe and begin too: a transaction begun inside is a savepoint of the ambient one', async () => {
+    await expect(
+      inTransaction(pool, (tx) =>
+        withAmbient(sql, tx, async () => {
+          await sql.unsafe(`insert into items (label) values ('unsafe')`);
+          await sql.begin((inner) => inner`insert into items (label) values ('begun')`);
+          throw new Error('rolled back');
+        }),
+      ),
+    ).rejects.toThrow('rolled back');
+    await sql.unsafe(`insert into items (label) values ('outside')`);
+    await sql.begin((tx) => tx`insert into items (label) values ('own')`);
+    expect(await labels()).toEqual(['outside', 'own']);
+  });
+
+  it('is a plain function on the pool, not a Proxy (a Proxy kept every query past a scavenge)', () => {
+    expect(types.isProxy(sql)).toBe(false);
+    expect(sql.options).toBe(pool.options);
+    expect(sql.json).toBe(pool.json);
   });
 
   it('tracks async context only while one is open: every other request pays nothing for it', () => {

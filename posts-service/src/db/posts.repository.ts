@@ -160,11 +160,23 @@ export interface SeenRow {
   snapshot: string;
 }
 
-/** {@link findLivePost} with the read's snapshot (db/snapshot.ts), for the views it did not see. */
+/**
+ * {@link findLivePost} with the read's snapshot (db/snapshot.ts), for the views it did not see.
+ * One flat template, where the other reads embed {@link withAuthorAndCategory}: this is the hot read,
+ * and a query built from fresh fragments leaves garbage that outlives the next scavenge, a pause
+ * that a read at one connection meets (bench/RESULTS.md, "The tail at one connection").
+ */
 export async function findLivePostAsSeen(db: Db, id: number): Promise<(PostRow & SeenRow) | null> {
   const [row] = await db<(PostRow & SeenRow)[]>`
-    select f.*, pg_current_snapshot()::text as snapshot
-    from (${withAuthorAndCategory(db, db`posts`)} where p.id = ${id} and p.deleted_at is null) f`;
+    select p.id, p.title, p.slug, p.content, p.author_id, p.category_id, p.tags, p.views, p.likes, p.replies,
+           p.is_pinned, p.is_locked, p.is_hidden, p.created_at, p.updated_at,
+           a.username as author_username, a.display_name as author_display_name, a.avatar as author_avatar,
+           c.name as category_name, c.slug as category_slug,
+           pg_current_snapshot()::text as snapshot
+    from posts p
+    left join authors a on a.id = p.author_id
+    left join categories c on c.id = p.category_id
+    where p.id = ${id} and p.deleted_at is null`;
   return row ?? null;
 }
 

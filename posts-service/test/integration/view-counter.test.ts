@@ -1,7 +1,7 @@
 import { createLogger } from '@community/logging';
 import { waitFor } from '@community/test-harness';
 import { createDb, type Sql } from '@community/db';
-import { findLivePostAsSeen } from '../../src/db/posts.repository';
+import { findLivePost, findLivePostAsSeen } from '../../src/db/posts.repository';
 import { visibleIn } from '../../src/db/snapshot';
 import { ViewCounter } from '../../src/domain/posts/view-counter';
 import { alice, createCategory, createPost } from '../support/fixtures';
@@ -115,4 +115,17 @@ it('tells what a snapshot sees as PostgreSQL does', async () => {
   expect([visibleIn(xid, after.s), after.v]).toEqual([true, true]);
   expect(visibleIn(xid, during.s)).toBe(false);
   expect(visibleIn(xid + 1000n, after.s)).toBe(false);
+});
+
+// The hot read is written out flat (no fragments, see its comment): it must stay the shared read.
+it('reads the post exactly as findLivePost does, with the snapshot beside it', async () => {
+  const { snapshot, ...row } = (await findLivePostAsSeen(db, postId))!;
+  expect(row).toEqual(await findLivePost(db, postId));
+  expect(snapshot).toMatch(/^\d+:\d+:/);
+  await db`update posts set deleted_at = now() where id = ${postId}`;
+  try {
+    expect(await findLivePostAsSeen(db, postId)).toBeNull();
+  } finally {
+    await db`update posts set deleted_at = null where id = ${postId}`;
+  }
 });
