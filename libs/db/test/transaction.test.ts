@@ -68,6 +68,20 @@ describe('inTransaction', () => {
     ]);
   });
 
+  it('sends no unsafe query into a killed connection either', async () => {
+    const work = inTransaction(sql, async (tx) => {
+      const [row] = await tx.unsafe<{ pid: number }[]>('select pg_backend_pid() as pid');
+      await admin`select pg_terminate_backend(${row!.pid})`;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await tx.unsafe(`insert into items (label) values ('unsafe after the kill')`);
+    });
+    expect(isConnectionError(await work.catch((err: unknown) => err))).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await sql`select count(*)::int as n from items where label = 'unsafe after the kill'`).toEqual([
+      { n: 0 },
+    ]);
+  });
+
   // With sql.begin this crashes the process within a few rounds: postgres.js writes ROLLBACK to the
   // closed socket of a transaction whose connection was terminated (TypeError in nextWrite).
   it('survives connections terminated under busy transactions, failing them with connection errors only', async () => {
