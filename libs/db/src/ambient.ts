@@ -39,7 +39,8 @@ export function ambientTx(sql: Sql): Tx | undefined {
  */
 export function joinable(sql: Sql): Sql {
   // A function whose prototype is the pool, not a Proxy of it: a query called through a Proxy keeps
-  // its garbage alive past the next scavenge (bench/RESULTS.md, "The tail at one connection").
+  // its garbage alive past the next scavenge (bench/RESULTS.md, "The post read without a Proxy or
+  // fragments").
   const join = ((...args: Parameters<Sql>) => (ambientTx(sql) ?? sql)(...args)) as Sql;
   Object.setPrototypeOf(join, sql);
   Object.defineProperties(join, {

@@ -164,7 +164,8 @@ export interface SeenRow {
  * {@link findLivePost} with the read's snapshot (db/snapshot.ts), for the views it did not see.
  * One flat template, where the other reads embed {@link withAuthorAndCategory}: this is the hot read,
  * and a query built from fresh fragments leaves garbage that outlives the next scavenge, a pause
- * that a read at one connection meets (bench/RESULTS.md, "The tail at one connection").
+ * that a read at one connection meets (bench/RESULTS.md, "The post read without a Proxy or
+ * fragments").
  */
 export async function findLivePostAsSeen(db: Db, id: number): Promise<(PostRow & SeenRow) | null> {
   const [row] = await db<(PostRow & SeenRow)[]>`
