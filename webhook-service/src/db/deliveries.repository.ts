@@ -219,8 +219,12 @@ export interface AttemptRecord {
   nextAttemptAt: Date | null;
 }
 
-/** An attempt that was in flight when its endpoint went away is recorded, but never scheduled again. */
-export async function recordAttempt(db: Db, id: number, record: AttemptRecord): Promise<void> {
+type Claim = { id: number; attempts: number };
+/**
+ * Records the attempt of a claim (its lease, the attempts as claimed): once, however often it is
+ * written. One in flight when its endpoint went away is recorded, but never scheduled again.
+ */
+export async function recordAttempt(db: Db, claimed: Claim, record: AttemptRecord): Promise<void> {
   const retry = record.status === 'pending';
   await db`
     update deliveries set attempts = attempts + 1,
@@ -228,7 +232,7 @@ export async function recordAttempt(db: Db, id: number, record: AttemptRecord): 
       next_attempt_at = case when status = 'cancelled' and ${retry} then null else ${record.nextAttemptAt}::timestamptz end,
       response_status = ${record.responseStatus}, duration_ms = ${record.durationMs}, last_error = ${record.error},
       leased_until = null, updated_at = now()
-    where id = ${id}`;
+    where id = ${claimed.id} and attempts = ${claimed.attempts} and leased_until is not null`;
 }
 
 /**

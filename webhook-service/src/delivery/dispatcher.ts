@@ -1,6 +1,6 @@
 import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { contextOf, tracer } from '@community/telemetry';
-import { inTransaction, type Sql } from '@community/db';
+import { inTransaction, isConnectionError, type Sql } from '@community/db';
 import type { Logger } from '@community/logging';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import {
@@ -15,7 +15,7 @@ import {
 import { disableEndpoint } from '../db/endpoints.repository';
 import { sendWebhook } from './sender';
 import { answeredInTime, SLOW_LANE_PER_ENDPOINT, slowLaneSlots } from '../domain/lanes';
-import { DISABLE_AFTER_FAILING_MS, nextStep } from '../domain/retry-policy';
+import { DISABLE_AFTER_FAILING_MS, nextStep, type Next } from '../domain/retry-policy';
 import type { SendResult } from '../domain/outbound';
 import { signingSecrets, type SecretBox } from '../domain/secret-box';
 
@@ -238,6 +238,11 @@ export class Dispatcher {
     const step = nextStep(result, delivery.attempts + 1 - delivery.roundStart, this.opts.schedule);
     this.outcomes?.inc({ outcome: step.kind });
     this.latency?.observe({ outcome: result.ok ? 'success' : 'failure' }, result.durationMs / 1000);
+    await whileReconnecting(() => this.write(delivery, result, step));
+  }
+
+  /** What an attempt leaves in the database: the endpoint's health and lane, the delivery's record. */
+  private async write(delivery: ClaimedDelivery, result: SendResult, step: Next): Promise<void> {
     // The lane is set before the lease ends: no claim of the endpoint's next delivery sees the old one.
     const failingSince =
       step.kind === 'gone'
@@ -246,7 +251,7 @@ export class Dispatcher {
             succeeded: result.ok,
             fastLane: answeredInTime(result),
           });
-    await recordAttempt(this.opts.sql, delivery.id, {
+    await recordAttempt(this.opts.sql, delivery, {
       status: step.kind === 'succeeded' ? 'succeeded' : step.kind === 'retry' ? 'pending' : 'failed',
       responseStatus: result.status,
       durationMs: Math.round(result.durationMs),
@@ -265,4 +270,24 @@ export class Dispatcher {
       await cancelPending(tx, endpointId);
     });
   }
+}
+
+/** How long an attempt's outcome is written again while PostgreSQL's connections come back. */
+const RECONNECT_RETRY_MS = [100, 200, 400, 800, 1_600, 3_200];
+
+/**
+ * `write`, again after each connection error for a few seconds: an attempt whose record a dropped
+ * connection lost would otherwise hold its endpoint's slot until its lease ran out (a minute), and
+ * ten such attempts stall the endpoint's deliveries for that long. Every write is idempotent.
+ */
+async function whileReconnecting(write: () => Promise<void>): Promise<void> {
+  for (const waitMs of RECONNECT_RETRY_MS) {
+    try {
+      return await write();
+    } catch (err) {
+      if (!isConnectionError(err)) throw err;
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+  }
+  return write();
 }
