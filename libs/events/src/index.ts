@@ -13,3 +13,4 @@ export {
 export { OutboxRelay, type OutboxRelayOptions, type OutboxPending } from './relay';
 export { EventConsumer, mergeHandlers, type EventHandler, type EventConsumerOptions } from './consumer';
 export { onEveryReplica } from './broadcast';
+export { backoffDelay, sleep } from './backoff';

@@ -1,5 +1,6 @@
 import { context, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import { contextOf, tracer } from '@community/telemetry';
+import { backoffDelay, sleep } from '@community/events';
 import { inTransaction, isConnectionError, type Sql } from '@community/db';
 import type { Logger } from '@community/logging';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
@@ -272,22 +273,22 @@ export class Dispatcher {
   }
 }
 
-/** How long an attempt's outcome is written again while PostgreSQL's connections come back. */
-const RECONNECT_RETRY_MS = [100, 200, 400, 800, 1_600, 3_200];
+/** How often an attempt's outcome is written again while PostgreSQL's connections come back. */
+const RECONNECT_RETRIES = 6;
 
 /**
- * `write`, again after each connection error for a few seconds: an attempt whose record a dropped
- * connection lost would otherwise hold its endpoint's slot until its lease ran out (a minute), and
- * ten such attempts stall the endpoint's deliveries for that long. Every write is idempotent.
+ * `write`, again after each connection error for a few seconds (at least 6.3 in all, jittered as the
+ * event consumer's retries are): an attempt whose record a dropped connection lost would otherwise
+ * hold its endpoint's slot until its lease ran out (a minute), and ten such attempts stall the
+ * endpoint's deliveries for that long. Every write is idempotent.
  */
 async function whileReconnecting(write: () => Promise<void>): Promise<void> {
-  for (const waitMs of RECONNECT_RETRY_MS) {
+  for (let failures = 0; ; failures++) {
     try {
       return await write();
     } catch (err) {
-      if (!isConnectionError(err)) throw err;
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
+      if (!isConnectionError(err) || failures >= RECONNECT_RETRIES) throw err;
+      await sleep(backoffDelay(failures, 200, 6_400));
     }
   }
-  return write();
 }
