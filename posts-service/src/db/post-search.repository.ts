@@ -54,9 +54,20 @@ export async function searchPosts(
 /**
  * How many matches relevance ranks: the newest SEARCH_CAP, the most a search serves. Ranking every
  * match read each one's search vector, so a common word cost more the larger the forum (bench/RESULTS.md,
- * "Data at scale"); the newest are read in date order on a `*_latest_idx` index, as sort=latest reads.
+ * "Data at scale"); the newest are read in date order on an index, as sort=latest reads.
  */
 export const RANKED_MATCHES = SEARCH_CAP;
+
+/**
+ * The newest RANKED_MATCHES matches with what ranks them. Every column it reads is in
+ * posts_live_search_idx (migration 0011), so PostgreSQL can walk that index alone: a column added
+ * here belongs there too.
+ */
+export const rankedCandidates = (db: Db, filter: PostFilter, q: string) => db`
+  select p.id, p.search, p.title_search from posts p
+  where ${whereLive(db, filter)} and ${matchingPost(db, q)}
+  order by p.created_at desc, p.id desc
+  limit ${RANKED_MATCHES}`;
 
 /**
  * By relevance, among the newest RANKED_MATCHES matches: those matching in the title first, then the
@@ -68,12 +79,7 @@ async function relevantIds(
 ): Promise<number[]> {
   const query = searchQuery(db, q);
   const rows = await db<{ id: number }[]>`
-    select m.id from (
-      select p.id, p.search, p.title_search from posts p
-      where ${whereLive(db, filter)} and ${matchingPost(db, q)}
-      order by p.created_at desc, p.id desc
-      limit ${RANKED_MATCHES}
-    ) m
+    select m.id from (${rankedCandidates(db, filter, q)}) m
     order by m.title_search @@ ${query} desc, ts_rank_cd(m.search, ${query}) desc, m.id desc
     limit ${limit} offset ${offset}`;
   return rows.map((row) => row.id);

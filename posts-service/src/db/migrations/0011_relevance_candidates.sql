@@ -1,0 +1,9 @@
+-- Relevance ranks the newest matches of `q` (db/post-search.repository.ts): it walks the live posts
+-- newest first and tests each one's `search` until it has enough. A word in a few percent of posts
+-- has it read ten to twenty times as many posts as it keeps, each a row fetched from the table in
+-- random order. Here each entry carries what that walk tests and ranks, so it reads this index
+-- in order instead, and the table only for pages changed since their last vacuum (bench/RESULTS.md,
+-- "Relevance's walk reads an index, not the table"). The price: every insert and every update that
+-- is not HOT (views, likes and replies are in indexes) writes ~0.7 KB more here.
+create index posts_live_search_idx on posts (created_at desc, id desc) include (search, title_search)
+  where deleted_at is null and not is_hidden;
