@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createDb, ensureDatabase, type Sql, type Tx } from '@community/db';
-import { applyMigrations } from '@community/service-runtime';
+import { migrateSchema } from '@community/service-runtime';
 import { SERVICE_SCHEMA as POSTS } from '../posts-service/src/start';
 import { SERVICE_SCHEMA as USERS } from '../users-service/src/start';
 import { hashPassword } from '../users-service/src/domain/passwords';
@@ -60,12 +60,12 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
   const log = options.log ?? (() => {});
   const started = performance.now();
   await ensureDatabase(options.databaseUrl);
+  for (const service of [POSTS, USERS]) {
+    const applied = await migrateSchema(options.databaseUrl, service.schema, service.migrationsDir);
+    if (applied.length) log(`${service.service}: ${applied.length} migrations applied`);
+  }
   const sql = createDb(options.databaseUrl, { schema: POSTS.schema, max: 1 });
   try {
-    for (const service of [POSTS, USERS]) {
-      const applied = await applyMigrations(sql, service.schema, service.migrationsDir);
-      if (applied.length) log(`${service.service}: ${applied.length} migrations applied`);
-    }
     const plan = await planSeed(sql, options);
     const passwordHash = await hashPassword(SEED_PASSWORD);
     const tally = new SeedTally(plan.users);

@@ -19,7 +19,7 @@ const SERVICES = [
 it('migrates one empty database from every service at the same moment', async () => {
   for (let round = 1; round <= 3; round++) {
     const database = await createTestDatabase(`migrate_race_${round}`);
-    const pools = SERVICES.map(([schema]) => createDb(database.url, { schema, max: 1 }));
+    const pools = SERVICES.map(([schema]) => createDb(database.url, { schema, max: 2 }));
     try {
       const applied = await Promise.all(
         SERVICES.map(([schema, dir], i) =>

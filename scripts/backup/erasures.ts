@@ -53,7 +53,7 @@ export async function leaveForReapply(
   const taken = new Set(inSnapshot);
   const due = journal.filter((e) => !taken.has(e.userId));
   if (due.length === 0) return 0;
-  const sql = createDb(databaseUrl, { schema: 'users', max: 1 });
+  const sql = createDb(databaseUrl, { schema: 'users', max: 2 });
   try {
     await ensureReapplyList(sql);
     for (const e of due)

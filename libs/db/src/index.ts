@@ -1,5 +1,5 @@
 export { createDb, ensureDatabase, pingDb, isConnectionError, type Sql, type Tx } from './client';
-export { migrate, loadMigrations, type Migration } from './migrate';
+export { migrate, loadMigrations, NO_TRANSACTION, type Migration } from './migrate';
 export { inTransaction } from './transaction';
 export { afterCommit, ambientTx, joinable, withAmbient } from './ambient';
 export {

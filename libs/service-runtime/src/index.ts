@@ -13,7 +13,7 @@ import { createRegistry, listen, type HealthOptions, type IdempotencyOptions } f
 import type { Logger } from '@community/logging';
 import type { Registry } from 'prom-client';
 import { IdempotencyKeySweeper, OutboxSweeper } from './sweepers';
-import { applyMigrations, ensureServiceDatabase, type ServiceSchema } from './migrations';
+import { ensureServiceDatabase, migrateSchema, type ServiceSchema } from './migrations';
 
 /** The variables every data service reads (see dataServiceEnv in @community/config). */
 export interface DataServiceConfig {
@@ -124,10 +124,10 @@ export async function startDataService(spec: DataServiceSpec): Promise<RunningDa
 async function openSchema(spec: DataServiceSpec): Promise<{ pool: Sql; sql: Sql }> {
   const { config, logger, schema } = spec;
   await ensureServiceDatabase(config.DATABASE_URL);
+  const applied = await migrateSchema(config.DATABASE_URL, schema, spec.migrationsDir);
   const pool = createDb(config.DATABASE_URL, { schema, max: config.DB_POOL_MAX });
   // Queries join an idempotent request's transaction where one is open (see libs/db ambient.ts).
   const sql = joinable(pool);
-  const applied = await applyMigrations(sql, schema, spec.migrationsDir);
   if (applied.length) logger.info({ applied }, 'migrations applied');
   return { pool, sql };
 }
@@ -193,6 +193,12 @@ function crashAfterCommit(): ((key: string) => void) | undefined {
   };
 }
 export { PendingBatch, type PendingBatchOptions } from './pending-batch';
-export { applyMigrations, runMigrations, serviceSchema, type ServiceSchema } from './migrations';
+export {
+  applyMigrations,
+  migrateSchema,
+  runMigrations,
+  serviceSchema,
+  type ServiceSchema,
+} from './migrations';
 export { runService, lostConnectionRejections, type Stoppable } from './lifecycle';
 export { IdempotencyKeySweeper, OutboxSweeper } from './sweepers';

@@ -23,6 +23,23 @@ export function applyMigrations(sql: Sql, schema: string, migrationsDir: string)
   ]);
 }
 
+/**
+ * Applies a service's pending migrations on a pool of their own, closed afterwards: the migrator needs
+ * two connections (libs/db migrate), whatever the service's own pool allows (DB_POOL_MAX may be 1).
+ */
+export async function migrateSchema(
+  databaseUrl: string,
+  schema: string,
+  migrationsDir: string,
+): Promise<string[]> {
+  const sql = createDb(databaseUrl, { schema, max: 2 });
+  try {
+    return await applyMigrations(sql, schema, migrationsDir);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
 /** Creates the database when it is missing; an unreachable server becomes the one-line start error. */
 export async function ensureServiceDatabase(databaseUrl: string): Promise<void> {
   await ensureDatabase(databaseUrl).catch((err: unknown) => {
@@ -57,13 +74,8 @@ export function runMigrations(
   const logger = createLogger({ service, level: config.LOG_LEVEL });
   (async () => {
     await ensureServiceDatabase(config.DATABASE_URL);
-    const sql = createDb(config.DATABASE_URL, { schema, max: 1 });
-    try {
-      const applied = await applyMigrations(sql, schema, migrationsDir);
-      logger.info({ applied }, applied.length ? 'migrations applied' : 'migrations up to date');
-    } finally {
-      await sql.end({ timeout: 5 });
-    }
+    const applied = await migrateSchema(config.DATABASE_URL, schema, migrationsDir);
+    logger.info({ applied }, applied.length ? 'migrations applied' : 'migrations up to date');
   })().then(
     () => {
       logger.flush();
