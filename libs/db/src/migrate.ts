@@ -76,8 +76,9 @@ export async function migrate(sql: Sql, schema: string, migrations: Migration[])
   }
 }
 
-/** The lock's key as a literal: the guard's queries are simple ones (see lockSchema). */
-const lockKey = (schema: string) => `hashtext('migrate:${schema.replace(/'/g, "''")}')`;
+/** The guard's queries are simple ones (see lockSchema), so their values are literals. */
+const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
+const lockKey = (schema: string) => `hashtext(${literal('migrate:' + schema)})`;
 
 async function lockSchema(guard: Sql, schema: string): Promise<void> {
   // A simple query: an extended-protocol one leaves its portal, and the portal's snapshot, open
@@ -164,10 +165,17 @@ async function applyAlone(
     select c.relname as name from pg_index i
     join pg_class c on c.oid = i.indexrelid join pg_namespace n on n.oid = c.relnamespace
     where n.nspname = ${schema} and not i.indisvalid`;
-  for (const { name } of invalid) await sql`drop index concurrently if exists ${sql(schema)}.${sql(name)}`;
   let yielded = false;
   const built = new AbortController();
-  const build = sql.unsafe(migration.sql).finally(() => built.abort());
+  // The drops wait for older snapshots as the build does, so they carry its mark (see the cancel:
+  // it stops the marked statements of this schema's pool, named after the schema by createDb).
+  const build = (async () => {
+    for (const { name } of invalid)
+      await sql.unsafe(
+        `${NO_TRANSACTION}\ndrop index concurrently if exists ${quoted(schema)}.${quoted(name)}`,
+      );
+    await sql.unsafe(migration.sql);
+  })().finally(() => built.abort());
   const watching = waiterAppears(guard, schema, built.signal)
     .then(async (appeared) => {
       if (!appeared || built.signal.aborted) return;
@@ -175,7 +183,7 @@ async function applyAlone(
       await guard.unsafe(`
       select pg_cancel_backend(pid) from pg_stat_activity
       where datname = current_database() and pid <> pg_backend_pid() and state = 'active'
-        and query like '${NO_TRANSACTION}%'`);
+        and query like '${NO_TRANSACTION}%' and application_name = ${literal(schema)}`);
     })
     .catch(() => {});
   try {
@@ -189,6 +197,8 @@ async function applyAlone(
   await sql`insert into ${sql(schema)}.schema_migrations (name) values (${migration.name})`;
   return 'applied';
 }
+
+const quoted = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
 
 /** True once a session waits for the lock; false when `stop` aborts first (or the guard fails). */
 async function waiterAppears(guard: Sql, schema: string, stop: AbortSignal): Promise<boolean> {
