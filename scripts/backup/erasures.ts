@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createDb, type Sql } from '@community/db';
-import { applyMigrations } from '@community/service-runtime';
+import { migrateSchema } from '@community/service-runtime';
 import path from 'node:path';
 import { ROOT, SERVICE_SCHEMAS } from './schemas';
 
@@ -53,9 +53,9 @@ export async function leaveForReapply(
   const taken = new Set(inSnapshot);
   const due = journal.filter((e) => !taken.has(e.userId));
   if (due.length === 0) return 0;
-  const sql = createDb(databaseUrl, { schema: 'users', max: 2 });
+  const sql = createDb(databaseUrl, { schema: 'users', max: 1 });
   try {
-    await ensureReapplyList(sql);
+    await ensureReapplyList(sql, databaseUrl);
     for (const e of due)
       await sql`
         insert into erasures_to_reapply (user_id, erased_at, content)
@@ -66,11 +66,11 @@ export async function leaveForReapply(
   }
 }
 
-async function ensureReapplyList(sql: Sql): Promise<void> {
+async function ensureReapplyList(sql: Sql, databaseUrl: string): Promise<void> {
   const [row] = await sql<
     { present: boolean }[]
   >`select to_regclass('users.erasures_to_reapply') is not null as present`;
   if (row!.present) return;
   const users = SERVICE_SCHEMAS.find((s) => s.schema === 'users')!;
-  await applyMigrations(sql, 'users', path.join(ROOT, users.migrationsDir));
+  await migrateSchema(databaseUrl, 'users', path.join(ROOT, users.migrationsDir));
 }

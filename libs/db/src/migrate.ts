@@ -136,7 +136,7 @@ async function applyTogether(sql: Sql, schema: string, migrations: Migration[]):
   await inTransaction(sql, async (tx) => {
     await prepareSchema(tx, schema);
     for (const migration of migrations) {
-      await tx.unsafe(`set local search_path to "${schema}"`);
+      await tx.unsafe(`set local search_path to ${quoted(schema)}`);
       await tx.unsafe(migration.sql);
       await tx`insert into ${tx(schema)}.schema_migrations (name) values (${migration.name})`;
     }

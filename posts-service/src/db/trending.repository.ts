@@ -99,19 +99,20 @@ async function candidatePage(
       select p.id, p.created_at, p.likes, p.replies, p.views from posts p
       where ${whereLive(db, filter)} order by ${engagement(db)} desc, p.id desc limit ${m.engaged}
     ),
-    reach as (
-      -- Every post outside the newest is at least this old: the instant they reach back to, or,
-      -- when they stopped short of their limit, the instant they were asked to start at.
-      select case when (select count(*) from recent) < ${m.recent} then ${m.since}::timestamptz
-                  else (select min(created_at) from recent) end as oldest
+    sizes as (
+      select (select count(*) from recent) as recent_count, (select min(created_at) from recent) as recent_oldest,
+             (select count(*) from engaged) as engaged_count, (select min(${engagement(db)}) from engaged p) as engaged_min
     ),
     bound as (
       select
-        (select count(*) from engaged) < ${m.engaged} or ((select count(*) from recent) < ${m.recent} and ${m.since}::timestamptz is null) as complete,
-        (select min(${engagement(db)}) from engaged p) as engaged_min,
-        (select min(${engagement(db)}) from engaged p)
-          / power(extract(epoch from (${now}::timestamptz - (select oldest from reach)))::float8 / 3600.0 + 2, 1.5)
+        engaged_count < ${m.engaged} or (recent_count < ${m.recent} and ${m.since}::timestamptz is null) as complete,
+        engaged_min,
+        -- Every post outside the newest is at least as old as the instant they reach back to or,
+        -- when they stopped short of their limit, the instant they were asked to start at.
+        engaged_min / power(extract(epoch from (${now}::timestamptz
+          - case when recent_count < ${m.recent} then ${m.since}::timestamptz else recent_oldest end))::float8 / 3600.0 + 2, 1.5)
           as outside_max
+      from sizes
     ),
     -- Each row of the page is among the first rows of either set by score: ranking each set apart
     -- leaves a few dozen rows to merge rather than every candidate to de-duplicate.
