@@ -14,6 +14,8 @@ const MAX_RECENT = 51_200;
  */
 const REACH_MARGIN = 1.05;
 const REACH_SLACK_HOURS = 0.1;
+/** How many spans of age the second try's reach is cut into, each with its own least engagement. */
+const BEAT_SPANS = 8;
 /** Past this depth the bound rarely proves anything; the full scan is used directly. */
 const MAX_PRUNED_DEPTH = 2000;
 
@@ -30,7 +32,9 @@ const MAX_PRUNED_DEPTH = 2000;
  * It still says how far back the newest must reach: to where E / (a + 2)^1.5 falls below the page's
  * last score. The second try reads every post since then (the newest lie together at the table's
  * end, so this is one short index range) and proves the page; if it cannot (more than MAX_RECENT
- * posts that recent), this returns null and the caller sorts every post.
+ * posts that recent), this returns null and the caller sorts every post. It scores only those
+ * that could beat the first page's last score (see `Beat`): at ten million posts the reach holds
+ * some twenty thousand posts, and all but a few hundred are ruled out before any is scored.
  */
 export async function trendingPageIds(
   db: Db,
@@ -42,11 +46,24 @@ export async function trendingPageIds(
   const need = offset + limit;
   if (filter.tag !== undefined || need > MAX_PRUNED_DEPTH) return null;
   const engaged = Math.max(need * CANDIDATE_FACTOR, MIN_CANDIDATES);
-  const first = await candidatePage(db, filter, need, { engaged, recent: engaged, since: null }, now);
+  const firstTry = { engaged, recent: engaged, since: null, beat: null };
+  const first = await candidatePage(db, filter, need, firstTry, now);
   if (first.proven) return first.ids.slice(offset);
-  const since = reachNeeded(first, now);
-  const second = await candidatePage(db, filter, need, { engaged, recent: MAX_RECENT, since }, now);
+  const second = await candidatePage(db, filter, need, secondTry(first, engaged, now), now);
   return second.proven ? second.ids.slice(offset) : null;
+}
+
+/** Every post as far back as the first try's figures ask, scored only where it could beat its page. */
+export function secondTry(first: CandidatePage, engaged: number, now: Date): Candidates {
+  const since = reachNeeded(first, now);
+  if (since === null) return { engaged, recent: MAX_RECENT, since, beat: null };
+  const reachHours = (now.getTime() - since.getTime()) / 3_600_000;
+  return {
+    engaged,
+    recent: MAX_RECENT,
+    since,
+    beat: beating(first.lastScore! / REACH_MARGIN, reachHours, now),
+  };
 }
 
 /**
@@ -61,16 +78,44 @@ function reachNeeded(first: CandidatePage, now: Date): Date | null {
   return new Date(now.getTime() - Math.max(hours, 0) * 3_600_000);
 }
 
-interface Candidates {
+export interface Candidates {
   /** How many of the most engaged posts. */
   engaged: number;
   /** How many of the newest posts at most. */
   recent: number;
   /** Every post since this instant, up to `recent` of them; null: the newest `recent`. */
   since: Date | null;
+  /** Of the newest, only those that could score `beat.score` or more; null: all of them. */
+  beat: Beat | null;
 }
 
-interface CandidatePage {
+/**
+ * A test that rules a post out without computing its score. A post a hours old scores
+ * E / (a + 2)^1.5: cut the reach into spans of age, and a post of a span whose youngest age is a0
+ * scores under `score` whenever E < score × (a0 + 2)^1.5. Comparing its time with the spans'
+ * edges and its engagement with their least costs a fraction of the power and the interval's epoch
+ * of its score, and reads only what posts_trending_idx holds (migration 0012), not the table. The
+ * bound counts a post ruled out as scoring `score`. The spans grow geometrically with a + 2, so a
+ * span asks its oldest posts for less than it could by at most a factor of their ratio^1.5 (1.9
+ * for a reach of 60 hours): a few more posts scored, none missed.
+ */
+export interface Beat {
+  score: number;
+  /** Youngest first: a post since `from` (and not in a younger span) needs `least` engagement. */
+  spans: { from: Date; least: number }[];
+}
+
+export function beating(score: number, reachHours: number, now: Date): Beat {
+  const ratio = Math.pow((reachHours + 2) / 2, 1 / BEAT_SPANS);
+  const spans = Array.from({ length: BEAT_SPANS }, (_, i) => {
+    const youngest = 2 * Math.pow(ratio, i) - 2;
+    const oldest = 2 * Math.pow(ratio, i + 1) - 2;
+    return { from: new Date(now.getTime() - oldest * 3_600_000), least: score * Math.pow(youngest + 2, 1.5) };
+  });
+  return { score, spans };
+}
+
+export interface CandidatePage {
   ids: number[];
   proven: boolean;
   /** The page's last score, when the candidates fill the page. */
@@ -80,7 +125,7 @@ interface CandidatePage {
 }
 
 /** The first `need` ids by trending score among the candidates, and whether they are the full sort's. */
-async function candidatePage(
+export async function candidatePage(
   db: Db,
   filter: PostFilter,
   need: number,
@@ -89,10 +134,27 @@ async function candidatePage(
 ): Promise<CandidatePage> {
   const rows = await db<
     { id: number; score: number; complete: boolean; outsideMax: number | null; engagedMin: number | null }[]
-  >`
+  >`${candidateQuery(db, filter, need, m, now)}`;
+  const last = rows[need - 1];
+  const proven =
+    rows.length === 0 ||
+    rows[0]?.complete ||
+    (last !== undefined && last.score > (last.outsideMax ?? Infinity));
+  return {
+    ids: rows.map((row) => row.id),
+    proven,
+    lastScore: last?.score ?? null,
+    engagedMin: rows[0]?.engagedMin ?? null,
+  };
+}
+
+/** The candidates of one try: the first `need` by score, with what the bound needs to prove them. */
+export function candidateQuery(db: Db, filter: PostFilter, need: number, m: Candidates, now: Date) {
+  return db`
     with recent as (
       select p.id, p.created_at, p.likes, p.replies, p.views from posts p
       where ${whereLive(db, filter)} ${m.since ? db`and p.created_at >= ${m.since}` : db``}
+        ${m.beat ? db`and ${engagement(db)} >= ${leastEngagement(db, m.beat, now)}` : db``}
       order by p.created_at desc, p.id desc limit ${m.recent}
     ),
     engaged as (
@@ -108,10 +170,13 @@ async function candidatePage(
         engaged_count < ${m.engaged} or (recent_count < ${m.recent} and ${m.since}::timestamptz is null) as complete,
         engaged_min,
         -- Every post outside the newest is at least as old as the instant they reach back to or,
-        -- when they stopped short of their limit, the instant they were asked to start at.
-        engaged_min / power(extract(epoch from (${now}::timestamptz
-          - case when recent_count < ${m.recent} then ${m.since}::timestamptz else recent_oldest end))::float8 / 3600.0 + 2, 1.5)
-          as outside_max
+        -- when they stopped short of their limit, the instant they were asked to start at; one
+        -- of the newest that was ruled out scores under the score it was tested against.
+        greatest(
+          engaged_min / power(extract(epoch from (${now}::timestamptz
+            - case when recent_count < ${m.recent} then ${m.since}::timestamptz else recent_oldest end))::float8 / 3600.0 + 2, 1.5),
+          ${m.beat?.score ?? null}::float8
+        ) as outside_max
       from sizes
     ),
     -- Each row of the page is among the first rows of either set by score: ranking each set apart
@@ -125,15 +190,11 @@ async function candidatePage(
     from page, bound
     order by page.score desc, page.id desc
     limit ${need}`;
-  const last = rows[need - 1];
-  const proven =
-    rows.length === 0 ||
-    rows[0]?.complete ||
-    (last !== undefined && last.score > (last.outsideMax ?? Infinity));
-  return {
-    ids: rows.map((row) => row.id),
-    proven,
-    lastScore: last?.score ?? null,
-    engagedMin: rows[0]?.engagedMin ?? null,
-  };
+}
+
+/** The least engagement that could beat the score at each post's age; a post stamped after `now`, any. */
+export function leastEngagement(db: Db, beat: Beat, now: Date) {
+  const spans = beat.spans.map(({ from, least }) => db`when p.created_at >= ${from} then ${least}::float8`);
+  const oldest = beat.spans.at(-1)!.least;
+  return db`case when p.created_at > ${now} then 0 ${spans.reduce((all, span) => db`${all} ${span}`)} else ${oldest}::float8 end`;
 }
