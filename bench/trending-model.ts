@@ -16,6 +16,7 @@ import path from 'node:path';
 import { createDb, type Sql } from '@community/db';
 import { dropBenchDatabase, intEnv } from './infra';
 import { percentile } from './measure';
+import { trendingScore, whereLive } from '../posts-service/src/db/posts.repository';
 import { trendingPageIds } from '../posts-service/src/db/trending.repository';
 
 type PageIds = typeof trendingPageIds;
@@ -68,10 +69,8 @@ async function time(
     took.push(performance.now() - started);
   }
   const full = await sql<{ id: number }[]>`
-    select id from posts where deleted_at is null and not is_hidden
-    order by ((likes + 2 * replies)::float8 + views / 10.0::float8)
-             / power(extract(epoch from (${now}::timestamptz - created_at))::float8 / 3600.0 + 2, 1.5) desc, id desc
-    limit 20`;
+    select p.id from posts p where ${whereLive(sql, {})}
+    order by ${trendingScore(sql, now)} desc, p.id desc limit 20`;
   const exact = JSON.stringify(ids) === JSON.stringify(full.map((row) => row.id));
   return { p50: percentile(took, 50), p99: percentile(took, 99), exact };
 }

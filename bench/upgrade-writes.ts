@@ -13,6 +13,7 @@ import { createDb, type Sql } from '@community/db';
 import { migrateSchema } from '@community/service-runtime';
 import { SERVICE_SCHEMA as POSTS } from '../posts-service/src/start';
 import { intEnv } from './infra';
+import { percentile } from './measure';
 
 const DATABASE_URL =
   process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/community_bench_scale_1000000';
@@ -43,11 +44,12 @@ async function during(sql: Sql, posts: number, label: string, build: () => Promi
   await build();
   const seconds = (performance.now() - started) / 1000;
   stop.done = true;
-  const took = (await writes).sort((a, b) => a - b);
-  const at = (q: number) => took[Math.min(took.length - 1, Math.floor(q * took.length))]!.toFixed(1);
+  const took = await writes;
   console.log(
     `${label.padEnd(28)} build ${seconds.toFixed(1).padStart(6)} s   writes ${String(took.length).padStart(5)}` +
-      `   p50 ${at(0.5).padStart(7)} ms   max ${took.at(-1)!.toFixed(1).padStart(8)} ms`,
+      `   p50 ${percentile(took, 50).toFixed(1).padStart(7)} ms   max ${Math.max(...took)
+        .toFixed(1)
+        .padStart(8)} ms`,
   );
 }
 
