@@ -3,8 +3,11 @@
  * whole stack as child processes, one gateway and one users-service (the e2e suite's owned stack,
  * dropped at the end).
  * 1. Opens BENCH_STREAMS (5,000) notification streams through the gateway, MAX_STREAMS_PER_ACCOUNT
- *    per account, BENCH_BATCH (250) at a time; prints each process's resident memory and open
- *    files before and after, and its memory per stream (target ≤ 16 KiB a process).
+ *    per account, BENCH_BATCH (250) at a time, in two halves; prints each process's resident memory
+ *    and open files before and after, and its memory per stream (target ≤ 16 KiB a process): as it
+ *    grew, and what it holds after a full collection (bench/heap-reading.ts) before, between the
+ *    halves and after — the second half's share leaves out what grows once, not a stream (the
+ *    young generation's space, which the gateway lets grow to 32 MiB).
  * 2. With all of them open: heartbeats every BENCH_HEARTBEAT_S (5) seconds for BENCH_WATCH_S (20),
  *    and how late each arrived after the one before (target: on time); then BENCH_COMMENTS (200)
  *    comments, 8 in flight, each timed to its reply on the recipient's stream (target p99 ≤ 1 s).
@@ -16,6 +19,7 @@ import { MAX_STREAMS_PER_ACCOUNT } from '@community/contracts';
 import { createComment, createPost } from '../e2e/src/flows';
 import { startOwnedStack, type OwnedStack } from '../e2e/src/stack/owned-stack';
 import { UNLIMITED, World, type Member } from '../e2e/src/world';
+import { collectedHeap, type HeapReading } from './heap-reading';
 import { arrival, openStream, summary, type Stream } from './sse';
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 5000);
@@ -31,14 +35,27 @@ interface Reading {
   rssKiB: number;
   files: number;
 }
-type Readings = Record<'gateway' | 'users', Reading>;
+type Name = 'gateway' | 'users';
+type Readings = Record<Name, Reading>;
 
 function read(stack: OwnedStack): Readings {
-  const one = (name: 'gateway' | 'users'): Reading => {
+  const one = (name: Name): Reading => {
     const process = stack.services[name];
     return { rssKiB: process.rssKiB() ?? 0, files: readdirSync(`/proc/${process.pid}/fd`).length };
   };
   return { gateway: one('gateway'), users: one('users') };
+}
+
+type Held = HeapReading & { rssKiB: number };
+
+/** What each process holds after a full collection: its heap, then its resident memory. */
+async function held(stack: OwnedStack): Promise<Record<Name, Held>> {
+  const one = async (name: Name): Promise<Held> => {
+    const service = stack.services[name];
+    const heap = await collectedHeap(service.spec.logFile);
+    return { ...heap, rssKiB: service.rssKiB() ?? 0 };
+  };
+  return { gateway: await one('gateway'), users: await one('users') };
 }
 
 /** Members enough for `streams` streams, a few registrations at a time (each hashes a password). */
@@ -105,9 +122,20 @@ function report(label: string, before: Reading, after: Reading, open: number) {
   );
 }
 
+/** KiB a stream between two readings after a full collection: resident, of it the heap, external. */
+function reportHeld(label: string, from: Held, to: Held, streams: number) {
+  const per = (key: keyof Held) => ((to[key] - from[key]) / streams).toFixed(1);
+  console.log(
+    `  ${label.padEnd(30)} resident ${per('rssKiB')} KiB a stream (target ≤ 16): ` +
+      `JavaScript heap ${per('heapKiB')}, external ${per('externalKiB')}; ` +
+      `resident ${(from.rssKiB / 1024).toFixed(0)} → ${(to.rssKiB / 1024).toFixed(0)} MiB`,
+  );
+}
+
 async function main() {
   const stack = await startOwnedStack('bench_streams', {
-    env: { NOTIFICATION_HEARTBEAT_SECONDS: String(HEARTBEAT_S) },
+    // The inspector, for heap-reading.ts's full collections.
+    env: { NOTIFICATION_HEARTBEAT_SECONDS: String(HEARTBEAT_S), NODE_OPTIONS: '--inspect=127.0.0.1:0' },
   });
   let streams: Stream[] = [];
   try {
@@ -121,19 +149,35 @@ async function main() {
     const accounts = await members(world, STREAMS);
     console.log(`${accounts.length} members in ${((performance.now() - started) / 1000).toFixed(0)} s`);
     await sleep(2_000);
+    const heldBefore = await held(stack);
     const before = read(stack);
     const opening = performance.now();
-    const opened = await openAll(url, accounts, STREAMS);
-    streams = opened.streams;
-    const open = streams.length - opened.refused;
+    const half = Math.floor(STREAMS / 2);
+    const split = Math.ceil(half / MAX_STREAMS_PER_ACCOUNT);
+    const firstHalf = await openAll(url, accounts.slice(0, split), half);
+    const heldHalf = await held(stack);
+    const secondHalf = await openAll(url, accounts.slice(split), STREAMS - half);
+    streams = [...firstHalf.streams, ...secondHalf.streams];
+    const refused = firstHalf.refused + secondHalf.refused;
+    const open = streams.length - refused;
     console.log(
-      `${open} streams open (${opened.refused} refused) in ${((performance.now() - opening) / 1000).toFixed(1)} s`,
+      `${open} streams open (${refused} refused) in ${((performance.now() - opening) / 1000).toFixed(1)} s`,
     );
     await sleep(3_000);
     const after = read(stack);
-    console.log('resident memory and open files, before → after:');
+    const heldAfter = await held(stack);
+    console.log('resident memory and open files, before → after, as it grew:');
     report('gateway', before.gateway, after.gateway, open);
     report('users-service', before.users, after.users, open);
+    console.log('after a full collection in each process:');
+    const secondOpen = secondHalf.streams.length - secondHalf.refused;
+    for (const [name, label] of [
+      ['gateway', 'gateway'],
+      ['users', 'users-service'],
+    ] as const) {
+      reportHeld(`${label}, all`, heldBefore[name], heldAfter[name], open);
+      reportHeld(`${label}, the second half`, heldHalf[name], heldAfter[name], secondOpen);
+    }
 
     const watching = performance.now();
     await sleep(WATCH_S * 1000);
