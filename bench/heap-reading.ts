@@ -21,6 +21,12 @@ function inspectorUrl(logFile: string): string {
   return url;
 }
 
+interface InspectorAnswer {
+  id?: number;
+  result?: unknown;
+  error?: { message: string };
+}
+
 const kib = (bytes: number) => bytes / 1024;
 
 /** Two full collections in the process that logs to `logFile`, then its heap. */
@@ -30,16 +36,18 @@ export async function collectedHeap(logFile: string): Promise<HeapReading> {
     socket.onopen = resolve;
     socket.onerror = reject;
   });
-  const answers = new Map<number, (result: unknown) => void>();
+  const answers = new Map<number, (message: InspectorAnswer) => void>();
   socket.onmessage = (event) => {
-    const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
-    if (message.id !== undefined) answers.get(message.id)?.(message.result);
+    const message = JSON.parse(String(event.data)) as InspectorAnswer;
+    if (message.id !== undefined) answers.get(message.id)?.(message);
   };
   let lastId = 0;
   const call = (method: string, params: object = {}) =>
-    new Promise<unknown>((resolve) => {
+    new Promise<unknown>((resolve, reject) => {
       const id = ++lastId;
-      answers.set(id, resolve);
+      answers.set(id, ({ result, error }) =>
+        error ? reject(new Error(`${method}: ${error.message}`)) : resolve(result),
+      );
       socket.send(JSON.stringify({ id, method, params }));
     });
   try {

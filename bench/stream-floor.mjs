@@ -3,9 +3,9 @@
  * (DESIGN.md §18: ≤ 16 KiB of resident memory a stream a process). `npm run bench:stream-floor`,
  * loopback only, bounded: BENCH_STREAMS (3000) streams a way, BENCH_ROUNDS (2) rounds.
  *
- * An upstream process answers every request with an event stream (HTTP/1.1, h2c, a mux channel); a proxy
- * process relays each client's stream one way; this process opens the streams with raw sockets and
- * reads the proxy's memory (after two full GCs) before and after. The ways:
+ * An upstream process answers every request with an event stream (HTTP/1.1, h2c, a mux channel); a
+ * proxy process relays each client's stream one way; this process opens the streams with raw sockets
+ * and reads the proxy's memory (after two full GCs) before and after. The ways:
  * - none:   the proxy answers the stream itself (what Node's HTTP server holds a client: the floor);
  * - raw:    a plain socket to the upstream a stream, HTTP/1.0 so that the body is the socket's bytes;
  * - h2:     one HTTP/2 connection to the upstream, a stream on it each (multiplexed);
