@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { Response } from 'express';
 
 /**
@@ -48,7 +47,17 @@ export class JsonStream {
   }
 }
 
-function drained(res: Response): Promise<unknown> {
-  // A client that goes away never drains: its close ends the wait (and the next write throws).
-  return Promise.race([once(res, 'drain'), once(res, 'close')]);
+/**
+ * Until the client took what was written, or went away: a client that goes away never drains, and
+ * its close ends the wait (the next write throws). Whichever comes, both listeners go: a long export
+ * to a slow client waits thousands of times on one answer.
+ */
+function drained(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.once('drain', done).once('close', done);
+  });
 }
