@@ -13,7 +13,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { createDb, type Sql } from '@community/db';
+import { createDb, ensureDatabase, type Sql } from '@community/db';
 import { dropBenchDatabase, intEnv } from './infra';
 import { percentile } from './measure';
 import { trendingScore, whereLive } from '../posts-service/src/db/posts.repository';
@@ -88,9 +88,7 @@ async function main(): Promise<void> {
   console.log(`sizes ${SIZES.join(', ')}, ${REQUESTS} requests a size, c=1, trending page 1 ids`);
 
   await dropBenchDatabase(DATABASE_URL);
-  const server = createDb(DATABASE_URL.replace(/\/[^/]+$/, '/postgres'), { schema: 'public', max: 1 });
-  await server.unsafe(`create database community_bench_trending_model`);
-  await server.end();
+  await ensureDatabase(DATABASE_URL);
   const admin = createDb(DATABASE_URL, { schema: 'public', max: 1 });
   const rows: string[] = [];
   try {

@@ -1,11 +1,21 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
+import express, { type Express } from 'express';
 import { JsonStream } from '../src/json-stream';
+import { listen } from '../src/server';
 
 /** 200 pieces of 64 KiB: far more than loopback's buffers hold, so a slow reader makes writes wait. */
 const PIECES = 200;
 const PIECE = JSON.stringify('x'.repeat(64 * 1024));
+
+/** Serves `app` on loopback while `client` talks to it. */
+async function serving<T>(app: Express, client: (port: number) => Promise<T>): Promise<T> {
+  const server = await listen(app, 0, '127.0.0.1');
+  try {
+    return await client(server.port);
+  } finally {
+    await server.close(1_000);
+  }
+}
 
 interface Served {
   /** The answer's `close` and `error` listeners beyond those it had before the first piece, after each piece. */
@@ -32,27 +42,24 @@ async function streamToSlowReader(): Promise<{ served: Served; body: string }> {
     await out.write(']');
     out.end();
   });
-  const server = http.createServer(app).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  try {
-    const { port } = server.address() as AddressInfo;
-    const body = await new Promise<string>((resolve, reject) => {
-      http
-        .get({ port, host: '127.0.0.1', path: '/' }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => {
-            chunks.push(chunk);
-            res.pause();
-            setTimeout(() => res.resume(), 1);
-          });
-          res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-        })
-        .on('error', reject);
-    });
-    return { served, body };
-  } finally {
-    server.close();
-  }
+  const body = await serving(
+    app,
+    (port) =>
+      new Promise<string>((resolve, reject) => {
+        http
+          .get({ port, host: '127.0.0.1', path: '/' }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (chunk: Buffer) => {
+              chunks.push(chunk);
+              res.pause();
+              setTimeout(() => res.resume(), 1);
+            });
+            res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+          })
+          .on('error', reject);
+      }),
+  );
+  return { served, body };
 }
 
 /** Serves endless pieces to a client that reads the first chunk and leaves: how the writing ended. */
@@ -66,10 +73,7 @@ async function streamToLeavingReader(): Promise<unknown> {
       for (;;) await out.write(PIECE);
     })().catch((err: unknown) => err);
   });
-  const server = http.createServer(app).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  try {
-    const { port } = server.address() as AddressInfo;
+  return serving(app, async (port) => {
     await new Promise<void>((resolve, reject) => {
       const req = http.get({ port, host: '127.0.0.1', path: '/' }, (res) =>
         res.once('data', () => {
@@ -81,9 +85,7 @@ async function streamToLeavingReader(): Promise<unknown> {
       setTimeout(() => reject(new Error('no answer')), 5_000).unref();
     });
     return await ended;
-  } finally {
-    server.close();
-  }
+  });
 }
 
 describe('JsonStream', () => {
