@@ -158,6 +158,7 @@ function upstreamsOf(config: GatewayConfig, logger: Logger) {
     stallMs: config.UPSTREAM_STALL_MS,
     queueTimeoutMs: config.QUEUE_TIMEOUT_MS,
     maxInFlight: config.UPSTREAM_MAX_IN_FLIGHT,
+    internalToken: config.INTERNAL_TOKEN,
     logger,
   };
   return {

@@ -1,7 +1,12 @@
 import { searchSlots } from '@community/http-kit';
 import { createLogger, type Logger } from '@community/logging';
 import { mergeHandlers } from '@community/events';
-import { serviceSchema, startDataService, type RunningDataService } from '@community/service-runtime';
+import {
+  serviceSchema,
+  startDataService,
+  type DataRuntime,
+  type RunningDataService,
+} from '@community/service-runtime';
 import { buildApp } from './app';
 import type { UsersConfig } from './config';
 import { Housekeeping } from './domain/accounts/housekeeping';
@@ -12,6 +17,7 @@ import { reapplyErasures } from './domain/users/reapply-erasures';
 import type { OAuthSettings } from './domain/oauth/oauth-server';
 import { notificationHandlers } from './domain/notifications/sources';
 import { statsHandlers } from './domain/stats';
+import { StreamChannels } from './streams/channel';
 import { StreamHub } from './streams/hub';
 import { accountPages } from './pages';
 
@@ -42,7 +48,7 @@ export function start(
 ): Promise<UsersService> {
   let usage: UsageTracker | undefined;
   let housekeeping: Housekeeping | undefined;
-  let streams: StreamHub | undefined;
+  let live: LiveStreams | undefined;
   return startDataService({
     ...SERVICE_SCHEMA,
     handlers: mergeHandlers(statsHandlers, notificationHandlers),
@@ -57,18 +63,14 @@ export function start(
       usage.start();
       housekeeping = new Housekeeping(runtime.sql, logger);
       housekeeping.start();
-      streams = new StreamHub({
-        heartbeatMs: config.NOTIFICATION_HEARTBEAT_SECONDS * 1000,
-        registry: runtime.registry,
-      });
-      streams.listen(runtime.amqp, config.AMQP_EXCHANGE, logger);
+      live = liveStreams(runtime, config, logger);
     },
     app: (runtime) =>
       buildApp({
         ...runtime,
         logger,
         usage: usage!,
-        streams: streams!,
+        streams: live!.streams,
         oauth: oauthSettings(config),
         internalToken: config.INTERNAL_TOKEN,
         internalTokenPrevious: config.INTERNAL_TOKEN_PREVIOUS,
@@ -86,11 +88,37 @@ export function start(
             registrationsPerHour: config.REGISTRATIONS_PER_HOUR_PER_IP,
           }),
       }),
+    upgrade: (req, socket, head) => live!.channels.accept(req, socket, head),
+    // A gateway opens its next streams elsewhere from now on.
+    onRetiring: () => live?.channels.goAway(),
     // Streams would hold the shutdown for its whole grace: end them, their clients reconnect elsewhere.
-    onStopping: () => streams?.closeAll(),
+    onStopping: () => {
+      live?.streams.closeAll();
+      live?.channels.closeAll();
+    },
     async onStop() {
       housekeeping?.stop();
       await usage?.stop();
     },
   });
+}
+
+/** The notification streams this process holds, fed by the bus, and the gateways' channels that carry them. */
+type LiveStreams = ReturnType<typeof liveStreams>;
+
+function liveStreams(runtime: DataRuntime, config: UsersConfig, logger: Logger) {
+  const streams = new StreamHub({
+    heartbeatMs: config.NOTIFICATION_HEARTBEAT_SECONDS * 1000,
+    registry: runtime.registry,
+  });
+  streams.listen(runtime.amqp, config.AMQP_EXCHANGE, logger);
+  const channels = new StreamChannels({
+    sql: runtime.sql,
+    streams,
+    logger,
+    registry: runtime.registry,
+    internalToken: config.INTERNAL_TOKEN,
+    internalTokenPrevious: config.INTERNAL_TOKEN_PREVIOUS,
+  });
+  return { streams, channels };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { waitFor } from '@community/test-harness';
+import { openEventStream, waitFor } from '@community/test-harness';
 import { expectStatus } from '../../src/client/http';
 import { createPost, subscribe } from '../../src/flows';
 import { OtlpReceiver, type ReceivedSpan } from '../../src/otlp-receiver';
@@ -47,6 +47,8 @@ const traceparent = (trace: { traceId: string; parentId: string }, flags: '00' |
 /** The gateway's call to a service (its only client spans: its Redis calls are not spans). */
 const upstreamCall = (s: ReceivedSpan) =>
   s.service === 'gateway' && s.kind === CLIENT && 'server.address' in s.attributes;
+
+const isSql = (s: ReceivedSpan) => s.attributes['db.system.name'] === 'postgresql';
 
 const one = (spans: ReceivedSpan[], what: string, match: (span: ReceivedSpan) => boolean) => {
   const found = spans.filter(match);
@@ -148,6 +150,35 @@ describe('one trace from the client to the webhook receiver', () => {
         'db.operation.name': expect.any(String),
       });
       expect(span.name).toMatch(/^[A-Z]+( [a-z_.]+)?$/);
+    }
+  });
+
+  it('a notification stream opened on the channel is a users-service span of the trace, its replay SQL in it', async () => {
+    const trace = newTrace();
+    const stream = await openEventStream(`${target.baseUrl}/api/v1/notifications/stream`, {
+      authorization: `Bearer ${member.key}`,
+      traceparent: traceparent(trace, '01'),
+      'last-event-id': '0',
+    });
+    try {
+      expect(stream.status).toBe(200);
+      const served = (s: ReceivedSpan) => s.service === 'users-service' && s.kind === SERVER;
+      await waitFor(
+        () => {
+          const spans = otlp.inTrace(trace.traceId);
+          return spans.some(served) && spans.some(upstreamCall) && spans.some(isSql);
+        },
+        { timeoutMs: 10_000, what: "the gateway's call, users-service's span and its SQL" },
+      );
+      const spans = otlp.inTrace(trace.traceId);
+      const call = one(spans, 'gateway client span', upstreamCall);
+      const opening = one(spans, 'users-service server span', served);
+      expect(opening.name).toBe('GET /api/v1/notifications/stream');
+      expect(opening.parentSpanId).toBe(call.spanId);
+      expect(opening.attributes['http.response.status_code']).toBe(200);
+      for (const sql of spans.filter(isSql)) expect(sql.parentSpanId).toBe(opening.spanId);
+    } finally {
+      stream.close();
     }
   });
 

@@ -35,6 +35,8 @@ export interface UpstreamOptions {
   queueTimeoutMs?: number;
   /** A fixed bound on the requests in flight to the service (UPSTREAM_MAX_IN_FLIGHT); else adaptive. */
   maxInFlight?: number;
+  /** INTERNAL_TOKEN: the service's streams go on one channel (proxy/stream-channel.ts). */
+  internalToken?: string;
 }
 
 /** A request waiting on the service. */

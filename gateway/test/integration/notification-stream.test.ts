@@ -3,7 +3,9 @@ import { actor, openEventStream, waitFor, type OpenedStream } from '@community/t
 import { adminWithKey, gw, memberWithKey, startStack, type Stack } from '../support/stack';
 
 // DESIGN.md §13 through the gateway: GET /api/v1/notifications/stream, relayed unbuffered, with no
-// timeout and outside the breaker; at most 5 per account; closed when its key or account stops.
+// timeout and outside the breaker; at most 5 per account; closed when its key or account stops. All
+// on one channel to users-service (proxy/stream-channel.ts), which a client leaving, a stream
+// refused or users-service restarting leave as a connection a stream did.
 
 let stack: Stack;
 let categoryId: number;
@@ -72,6 +74,42 @@ async function closedWithin(live: OpenedStream, ms: number): Promise<void> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** A gauge of users-service's own /metrics. */
+async function usersGauge(name: string): Promise<number> {
+  const text = await (await fetch(`${stack.usersUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
+  return Number(line?.split(' ').pop() ?? NaN);
+}
+
+const gaugeReaches = (name: string, value: number) =>
+  waitFor(async () => (await usersGauge(name)) === value || undefined, { what: `${name} at ${value}` });
+
+/** A post by the author and a reply to it: the reply's id. */
+async function postWithReply(authorKey: string, replierKey: string) {
+  const reply = await comment(replierKey, await postBy(authorKey));
+  return reply.body.data.id as number;
+}
+
+const replies = (s: OpenedStream) => s.notifications().filter((n) => n.kind === 'reply');
+
+/**
+ * Opens the stream with `Last-Event-ID` and, as an EventSource does, again whenever it ends (a
+ * users-service just started ends the streams it took before it heard the bus), until `done`.
+ */
+async function resume(key: string, lastEventId: string, done: (s: OpenedStream) => boolean) {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const s = await stream(key, { 'last-event-id': lastEventId });
+    expect(s.status).toBe(200);
+    const outcome = await Promise.race([
+      s.next(() => done(s), 5_000).then(() => 'done'),
+      s.ended.then(() => 'ended'),
+    ]);
+    if (outcome === 'done') return s;
+    lastEventId = s.events.filter((e) => e.event === 'notification').at(-1)?.id ?? lastEventId;
+  }
+  throw new Error('the stream never resumed');
 }
 
 describe('the notification stream through the gateway', () => {
@@ -209,5 +247,65 @@ describe('the notification stream through the gateway', () => {
     expect(metrics.text).toMatch(/^gateway_streams_open\{[^}]*\} [1-9]/m);
     const service = await (await fetch(`${stack.usersUrl}/metrics`)).text();
     expect(service).toMatch(/^notification_streams_open\{[^}]*\} [1-9]/m);
+  });
+});
+
+describe('on one channel to users-service (DESIGN.md §18: many streams)', () => {
+  it('carries the streams of many clients on one connection, each its own notifications', async () => {
+    const [a, b, c, replier] = [await member(), await member(), await member(), await member()];
+    const streams = [await stream(a.key), await stream(b.key), await stream(c.key)];
+    expect(streams.map((s) => s.status)).toEqual([200, 200, 200]);
+    expect(streams[0]!.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+    await gaugeReaches('notification_streams_open', 3);
+    expect(await usersGauge('notification_stream_channels_open')).toBe(1);
+    const commentOf = [await postWithReply(a.key, replier.key), await postWithReply(b.key, replier.key)];
+    for (const [i, s] of streams.slice(0, 2).entries()) {
+      await s.next(() => replies(s).length === 1, 5_000);
+      expect(replies(s)[0].subject.id).toBe(commentOf[i]);
+    }
+    await streams[2]!.next((e) => e.comment === 'keep-alive', 3_000);
+    expect(replies(streams[2]!)).toEqual([]);
+  });
+
+  it('closes the stream in users-service when its client leaves, and the others go on', async () => {
+    const [a, b] = [await member(), await member()];
+    const [leaving, staying] = [await stream(a.key), await stream(b.key)];
+    await gaugeReaches('notification_streams_open', 2);
+    leaving.close();
+    await gaugeReaches('notification_streams_open', 1);
+    await staying.next((e) => e.comment === 'keep-alive', 3_000, staying.events.length);
+  });
+
+  it('answers a stream users-service refuses with its error, in the envelope, and the others go on', async () => {
+    const [a, b] = [await member(), await member()];
+    const staying = await stream(b.key);
+    // As long as a request's head may be: it answers its client, and ends nobody else's stream.
+    for (const id of ['not-an-id', '9'.repeat(12_000)]) {
+      const refused = await stream(a.key, { 'last-event-id': id });
+      expect(refused.status).toBe(400);
+      expect(refused.headers['content-type']).toMatch(/^application\/json/);
+      expect(JSON.parse(await refused.text)).toMatchObject({
+        error: 'validation_error',
+        details: { field: 'Last-Event-ID' },
+      });
+    }
+    await staying.next((e) => e.comment === 'keep-alive', 3_000, staying.events.length);
+    expect(await usersGauge('notification_stream_channels_open')).toBe(1);
+  });
+
+  it('ends its streams when users-service restarts; they resume on a new channel with nothing missed', async () => {
+    const [a, replier] = [await member(), await member()];
+    const first = await stream(a.key);
+    await first.next((e) => e.comment === 'open');
+    await postWithReply(a.key, replier.key);
+    await first.next(() => replies(first).length === 1, 5_000);
+    const seen = first.events.filter((e) => e.event === 'notification').at(-1)!.id!;
+    const restarting = stack.restartUsers();
+    await first.ended;
+    await restarting;
+    const missed = await postWithReply(a.key, replier.key);
+    const resumed = await resume(a.key, seen, (s) => replies(s).length === 1);
+    expect(replies(resumed)[0].subject.id).toBe(missed);
+    expect(await usersGauge('notification_stream_channels_open')).toBe(1);
   });
 });

@@ -29,6 +29,8 @@ export interface Stack {
   restartGateway(env?: Record<string, string>): Promise<void>;
   stopPosts(): Promise<void>;
   startPosts(): Promise<void>;
+  /** Stops users-service (SIGTERM's way) and starts it again on the same port. */
+  restartUsers(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -84,6 +86,7 @@ export async function startStack(
     },
     stopPosts: () => posts.halt(),
     startPosts: () => posts.resume(),
+    restartUsers: () => users.restart(),
     async stop() {
       await gateway.stop();
       await Promise.all([posts.stop(), users.stop(), webhooks.stop()]);

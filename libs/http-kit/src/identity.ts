@@ -111,45 +111,74 @@ const signedWith = (token: string, fields: SignedFields, given: string) => {
   return given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
 };
 
+/** What a request signed by the gateway says: its caller (null: anonymous) and the client's address. */
+export interface VerifiedIdentity {
+  actor: Actor | null;
+  /** Empty when the gateway sent none. */
+  clientIp: string;
+}
+
+/** A request as far as its signature covers it. */
+export interface SignedRequest {
+  method: string;
+  /** The path and query as sent (`req.originalUrl`). */
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
 /**
- * Verifies the gateway's signature, made with `token` or, during a rotation, with `previous`
- * (INTERNAL_TOKEN_PREVIOUS, docs/operations.md). The caller (or null for an anonymous call) lands in
- * `res.locals.actor`, the client address in `res.locals.clientIp`.
+ * The identity the gateway signed on a request, made with `token` or, during a rotation, with
+ * `previous` (INTERNAL_TOKEN_PREVIOUS, docs/operations.md); null when the signature or what it signs
+ * is not valid.
+ */
+export function identityOf(
+  token: string,
+  previous: string | undefined,
+  request: SignedRequest,
+): VerifiedIdentity | null {
+  const { headers } = request;
+  const given = header(headers[IDENTITY_HEADERS.signature]);
+  const fields: SignedFields = {
+    ts: header(headers[IDENTITY_HEADERS.timestamp]),
+    method: request.method,
+    url: request.url,
+    userId: header(headers[IDENTITY_HEADERS.userId]),
+    role: header(headers[IDENTITY_HEADERS.role]),
+    scopes: header(headers[IDENTITY_HEADERS.scopes]),
+    clientIp: header(headers[IDENTITY_HEADERS.clientIp]),
+    expires: header(headers[IDENTITY_HEADERS.expires]),
+  };
+  const fresh = Math.abs(Date.now() / 1000 - Number(fields.ts)) <= MAX_SKEW_SECONDS;
+  const valid =
+    fresh && (signedWith(token, fields, given) || (!!previous && signedWith(previous, fields, given)));
+  if (!valid) return null;
+  const { userId, role, scopes, expires, clientIp } = fields;
+  if (!userId) return { actor: null, clientIp };
+  const expiresAt = expires ? new Date(expires) : null;
+  if (!/^[1-9]\d{0,9}$/.test(userId) || !isRole(role) || Number.isNaN(expiresAt?.getTime())) return null;
+  const actor: Actor = {
+    userId: Number(userId),
+    role,
+    scopes: effectiveScopes(role, scopes.split(' ')),
+    expiresAt,
+  };
+  return { actor, clientIp };
+}
+
+/**
+ * Verifies the gateway's signature ({@link identityOf}): the caller (or null for an anonymous call)
+ * lands in `res.locals.actor`, the client address in `res.locals.clientIp`.
  */
 export function verifyIdentity(token: string, previous?: string): RequestHandler {
   return (req, res, next) => {
-    const given = header(req.headers[IDENTITY_HEADERS.signature]);
-    const fields: SignedFields = {
-      ts: header(req.headers[IDENTITY_HEADERS.timestamp]),
+    const identity = identityOf(token, previous, {
       method: req.method,
       url: req.originalUrl,
-      userId: header(req.headers[IDENTITY_HEADERS.userId]),
-      role: header(req.headers[IDENTITY_HEADERS.role]),
-      scopes: header(req.headers[IDENTITY_HEADERS.scopes]),
-      clientIp: header(req.headers[IDENTITY_HEADERS.clientIp]),
-      expires: header(req.headers[IDENTITY_HEADERS.expires]),
-    };
-    const fresh = Math.abs(Date.now() / 1000 - Number(fields.ts)) <= MAX_SKEW_SECONDS;
-    const valid =
-      fresh && (signedWith(token, fields, given) || (!!previous && signedWith(previous, fields, given)));
-    if (!valid) return next(new UnauthorizedError('requests must come through the API gateway'));
-    res.locals.clientIp = fields.clientIp || req.socket.remoteAddress || 'unknown';
-    if (!fields.userId) {
-      res.locals.actor = null;
-      return next();
-    }
-    const { userId, role, scopes, expires } = fields;
-    const expiresAt = expires ? new Date(expires) : null;
-    if (!/^[1-9]\d{0,9}$/.test(userId) || !isRole(role) || Number.isNaN(expiresAt?.getTime())) {
-      return next(new UnauthorizedError('requests must come through the API gateway'));
-    }
-    const actor: Actor = {
-      userId: Number(userId),
-      role,
-      scopes: effectiveScopes(role, scopes.split(' ')),
-      expiresAt,
-    };
-    res.locals.actor = actor;
+      headers: req.headers,
+    });
+    if (!identity) return next(new UnauthorizedError('requests must come through the API gateway'));
+    res.locals.clientIp = identity.clientIp || req.socket.remoteAddress || 'unknown';
+    res.locals.actor = identity.actor;
     next();
   };
 }

@@ -36,7 +36,24 @@ export {
 export { encodeCursor, decodeCursor, type CursorList } from './cursor';
 export { sendTimeOrdered, sliceOf, type Slice, type TimeOrderedList } from './time-ordered';
 export { JsonStream } from './json-stream';
-export { signIdentity, verifyIdentity, requireActor, callerOf, IDENTITY_HEADERS } from './identity';
+export {
+  signIdentity,
+  verifyIdentity,
+  identityOf,
+  requireActor,
+  callerOf,
+  IDENTITY_HEADERS,
+} from './identity';
+export type { VerifiedIdentity } from './identity';
+export {
+  STREAM_CHANNEL_PATH,
+  STREAM_CHANNEL_PROTOCOL,
+  gatewayFrame,
+  frameLine,
+  readFrames,
+  type GatewayFrame,
+  type ServiceFrame,
+} from './stream-channel';
 export { Slots, SlotsFull, inSlots, searchSlots, type SlotsOptions } from './slots';
 export { createRegistry, httpMetrics, requestRecorder, routeOf, type RecordRequest } from './metrics';
 export { Tally } from './tally';

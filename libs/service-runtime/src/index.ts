@@ -1,5 +1,6 @@
-import type { RequestListener } from 'node:http';
+import type { IncomingMessage, RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { shutdownDelayMs } from '@community/config';
 import { createDb, joinable, pingDb, type Sql } from '@community/db';
 import {
@@ -41,6 +42,13 @@ export interface DataServiceSpec extends ServiceSchema {
   prepare?: (runtime: DataRuntime) => Promise<void>;
   /** Builds the HTTP handler from the runtime. */
   app: (runtime: DataRuntime) => RequestListener;
+  /** Takes the server's `Upgrade` requests (users-service's stream channel); none: they are requests like any other. */
+  upgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+  /**
+   * Runs as the stop begins, when `/readyz` turns 503: e.g. to tell the peers of long-lived
+   * connections to open what comes next elsewhere.
+   */
+  onRetiring?: () => void;
   /**
    * Runs as the server stops accepting, after SHUTDOWN_DELAY_MS: e.g. to end long-lived answers the
    * grace period would wait for (their clients reconnect elsewhere by then).
@@ -99,6 +107,7 @@ export async function startDataService(spec: DataServiceSpec): Promise<RunningDa
   };
   await spec.prepare?.(runtime);
   const server = await listen(spec.app(runtime), spec.port, config.SERVICE_HOST ?? LOOPBACK);
+  if (spec.upgrade) server.server.on('upgrade', spec.upgrade);
   const { address } = server.server.address() as AddressInfo;
   logger.info({ address, port: server.port }, `${service} listening`);
 
@@ -109,6 +118,7 @@ export async function startDataService(spec: DataServiceSpec): Promise<RunningDa
     logger,
     async stop() {
       shuttingDown = true;
+      spec.onRetiring?.();
       await server.retire(shutdownDelayMs(config), config.SHUTDOWN_GRACE_MS, spec.onStopping);
       await spec.onStop?.();
       for (const sweeper of sweepers) sweeper.stop();

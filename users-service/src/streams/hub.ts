@@ -1,9 +1,8 @@
-import type { ServerResponse } from 'node:http';
 import { eventData, type Notification } from '@community/contracts';
 import { onEveryReplica, type AmqpConnection } from '@community/events';
 import type { Logger } from '@community/logging';
 import { Gauge, type Registry } from 'prom-client';
-import { SseStream } from './sse-stream';
+import { SseStream, type StreamSink } from './sse-stream';
 
 export interface StreamHubOptions {
   heartbeatMs: number;
@@ -31,8 +30,8 @@ export class StreamHub {
   }
 
   /** Opens a stream for the recipient: headers sent, live notifications held until `replay`. */
-  attach(recipientId: number, res: ServerResponse): SseStream {
-    const stream = new SseStream(recipientId, res, this.opts.heartbeatMs, (closed) => this.detach(closed));
+  attach(recipientId: number, sink: StreamSink): SseStream {
+    const stream = new SseStream(recipientId, sink, this.opts.heartbeatMs, (closed) => this.detach(closed));
     let streams = this.byRecipient.get(recipientId);
     if (!streams) this.byRecipient.set(recipientId, (streams = new Set()));
     streams.add(stream);

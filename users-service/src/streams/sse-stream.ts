@@ -1,11 +1,24 @@
-import type { ServerResponse } from 'node:http';
 import type { Notification } from '@community/contracts';
-import { EVENT_STREAM_HEADERS } from '@community/http-kit';
 
 /** A reader this far behind is dropped: it reconnects with `Last-Event-ID` and loses nothing. */
 const MAX_BUFFERED_BYTES = 256 * 1024;
 /** Ids remembered as sent, against a notification arriving twice (the replay and the bus). */
 const REMEMBERED_IDS = 1_000;
+
+/**
+ * Where a stream's bytes go: the client's own answer (./response-sink.ts), or the gateway's channel
+ * (./channel.ts).
+ */
+export interface StreamSink {
+  /** Sends the stream's head. */
+  open(): void;
+  write(chunk: string): void;
+  end(): void;
+  /** What was written and not taken by the reader yet, in bytes. */
+  readonly backlog: number;
+  /** Calls `leave` once when the reader goes; checked once the hub holds the stream. */
+  onLeave(leave: () => void): void;
+}
 
 /**
  * One open `GET /notifications/stream` (DESIGN.md §13): Server-Sent Events, `id:` the notification
@@ -23,20 +36,15 @@ export class SseStream {
 
   constructor(
     readonly recipientId: number,
-    private readonly res: ServerResponse,
+    private readonly sink: StreamSink,
     heartbeatMs: number,
     private readonly onClose: (stream: SseStream) => void,
   ) {
-    res.writeHead(200, { ...EVENT_STREAM_HEADERS, Connection: 'keep-alive' });
     // The head and a first line go out at once: the client knows the stream is open.
-    res.write(': open\n\n');
+    sink.open();
+    sink.write(': open\n\n');
     this.heartbeat = setInterval(() => this.write(': keep-alive\n\n'), heartbeatMs).unref();
-    res.once('close', () => this.close());
-    // A client that left while what it missed was being read is gone already: no 'close' will come.
-    // (Checked once the hub holds the stream, so that closing takes it out again.)
-    queueMicrotask(() => {
-      if (!res.socket || res.socket.destroyed) this.close();
-    });
+    sink.onLeave(() => this.close());
   }
 
   /**
@@ -66,13 +74,13 @@ export class SseStream {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.heartbeat);
-    if (!this.res.writableEnded) this.res.end();
+    this.sink.end();
     this.onClose(this);
   }
 
   private write(chunk: string): void {
     if (this.closed) return;
-    if (this.res.writableLength > MAX_BUFFERED_BYTES) return this.close();
-    this.res.write(chunk);
+    if (this.sink.backlog > MAX_BUFFERED_BYTES) return this.close();
+    this.sink.write(chunk);
   }
 }
