@@ -183,12 +183,13 @@ export class StreamChannel {
     const stream = this.streams.get(frame.id as number);
     if (!stream) return;
     const { res } = stream;
-    if (typeof frame.data === 'string') {
+    if (typeof frame.data === 'string' && stream.answered) {
       res.write(frame.data);
       if (res.writableLength > MAX_CLIENT_BACKLOG_BYTES) res.destroy();
     } else if (frame.end) {
       this.streams.delete(frame.id as number);
-      res.end();
+      if (stream.answered) res.end();
+      else stream.settle(new StalledError('the users service ended the stream before it began'));
     } else if (frame.status === 200 && !stream.answered) {
       stream.answered = true;
       res.writeHead(200, EVENT_STREAM_HEADERS);

@@ -202,6 +202,17 @@ describe('the stream channel, at the gateway', () => {
     });
   });
 
+  it('answers 503 for a stream the service ends before its head, and writes nothing before it', async () => {
+    const service = await channelService((channel, id) => {
+      channel.send({ id, data: 'data: too soon\n\n' });
+      channel.send({ id, end: true });
+    });
+    const gateway = await front(service.url);
+    const res = await fetch(`${gateway}/stream`);
+    expect(res.status).toBe(503);
+    expect(await res.text()).toBe('{}');
+  });
+
   it('passes a refusal on with its status, headers and body, without the fault mark', async () => {
     const service = await channelService((channel, id) =>
       channel.send({
