@@ -11,15 +11,21 @@
  * 2. With all of them open: heartbeats every BENCH_HEARTBEAT_S (5) seconds for BENCH_WATCH_S (20),
  *    and how late each arrived after the one before (target: on time); then BENCH_COMMENTS (200)
  *    comments, 8 in flight, each timed to its reply on the recipient's stream (target p99 ≤ 1 s).
- * The file limit here is 20,000 a process: the gateway holds two sockets a stream.
+ * BENCH_BASELINE (unset): a git revision whose stack runs first, from a worktree with its own npm
+ * ci; a table sets the two side by side.
+ * The file limit here is 20,000 a process: a gateway that relays each stream on a connection of its
+ * own (before the channel) holds two sockets a stream.
  */
 import './owned-stack-env';
 import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import { MAX_STREAMS_PER_ACCOUNT } from '@community/contracts';
 import { createComment, createPost } from '../e2e/src/flows';
 import { startOwnedStack, type OwnedStack } from '../e2e/src/stack/owned-stack';
 import { UNLIMITED, World, type Member } from '../e2e/src/world';
 import { collectedHeap, type HeapReading } from './heap-reading';
+import { percentile } from './measure';
+import { checkoutAt, removeCheckout } from './processes';
 import { arrival, openStream, summary, type Stream } from './sse';
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 5000);
@@ -28,6 +34,8 @@ const HEARTBEAT_S = Number(process.env.BENCH_HEARTBEAT_S ?? 5);
 const WATCH_S = Number(process.env.BENCH_WATCH_S ?? 20);
 const COMMENTS = Number(process.env.BENCH_COMMENTS ?? 200);
 const IN_FLIGHT = 8;
+const BASELINE = process.env.BENCH_BASELINE;
+const root = path.resolve(__dirname, '..');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -123,17 +131,29 @@ function report(label: string, before: Reading, after: Reading, open: number) {
 }
 
 /** KiB a stream between two readings after a full collection: resident, of it the heap, external. */
-function reportHeld(label: string, from: Held, to: Held, streams: number) {
+function reportHeld(label: string, from: Held, to: Held, streams: number): number {
   const per = (key: keyof Held) => ((to[key] - from[key]) / streams).toFixed(1);
   console.log(
     `  ${label.padEnd(30)} resident ${per('rssKiB')} KiB a stream (target ≤ 16): ` +
       `JavaScript heap ${per('heapKiB')}, external ${per('externalKiB')}; ` +
       `resident ${(from.rssKiB / 1024).toFixed(0)} → ${(to.rssKiB / 1024).toFixed(0)} MiB`,
   );
+  return (to.rssKiB - from.rssKiB) / streams;
 }
 
-async function main() {
+/** One run's figures for the table: KiB a stream after a collection (all, second half), p99s in ms. */
+interface Figures {
+  label: string;
+  held: Record<Name, [number, number]>;
+  heartbeatP99: number;
+  replyP99: number;
+}
+
+/** One stack (this checkout's, or the baseline's from `tree`), measured and printed. */
+async function run(label: string, tree: string | undefined): Promise<Figures> {
+  console.log(`\n## ${label}`);
   const stack = await startOwnedStack('bench_streams', {
+    root: tree,
     // The inspector, for heap-reading.ts's full collections.
     env: { NOTIFICATION_HEARTBEAT_SECONDS: String(HEARTBEAT_S), NODE_OPTIONS: '--inspect=127.0.0.1:0' },
   });
@@ -171,13 +191,11 @@ async function main() {
     report('users-service', before.users, after.users, open);
     console.log('after a full collection in each process:');
     const secondOpen = secondHalf.streams.length - secondHalf.refused;
-    for (const [name, label] of [
-      ['gateway', 'gateway'],
-      ['users', 'users-service'],
-    ] as const) {
-      reportHeld(`${label}, all`, heldBefore[name], heldAfter[name], open);
-      reportHeld(`${label}, the second half`, heldHalf[name], heldAfter[name], secondOpen);
-    }
+    const heldPer = (name: Name, process: string): [number, number] => [
+      reportHeld(`${process}, all`, heldBefore[name], heldAfter[name], open),
+      reportHeld(`${process}, the second half`, heldHalf[name], heldAfter[name], secondOpen),
+    ];
+    const heldBoth = { gateway: heldPer('gateway', 'gateway'), users: heldPer('users', 'users-service') };
 
     const watching = performance.now();
     await sleep(WATCH_S * 1000);
@@ -190,9 +208,35 @@ async function main() {
     console.log(
       `at the end: gateway ${(end.gateway.rssKiB / 1024).toFixed(0)} MiB, users-service ${(end.users.rssKiB / 1024).toFixed(0)} MiB`,
     );
+    return { label, held: heldBoth, heartbeatP99: percentile(late, 99), replyP99: percentile(pushed, 99) };
   } finally {
     for (const s of streams) s.close();
     await stack.stop();
+  }
+}
+
+/** The runs side by side. */
+function table(figures: Figures[]): void {
+  const kib = ([all, second]: [number, number]) => `${all.toFixed(1)} / ${second.toFixed(1)}`.padStart(13);
+  console.log('\nside by side: KiB a stream after a full collection (all / second half), p99 in ms');
+  console.log(`  ${'run'.padEnd(24)}       gateway  users-service  heartbeat late  reply`);
+  for (const f of figures)
+    console.log(
+      `  ${f.label.padEnd(24)} ${kib(f.held.gateway)}  ${kib(f.held.users)}  ` +
+        `${f.heartbeatP99.toFixed(1).padStart(14)}  ${f.replyP99.toFixed(1).padStart(5)}`,
+    );
+}
+
+async function main() {
+  // The owned stack runs every checkout from source: nothing to build.
+  const baselineDir = BASELINE ? checkoutAt(root, BASELINE, { built: false }) : undefined;
+  try {
+    const figures: Figures[] = [];
+    if (baselineDir) figures.push(await run(`baseline ${BASELINE}`, baselineDir));
+    figures.push(await run('this checkout', undefined));
+    table(figures);
+  } finally {
+    if (baselineDir) removeCheckout(root, baselineDir);
   }
 }
 
