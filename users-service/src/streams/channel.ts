@@ -14,6 +14,7 @@ import {
   type ServiceFrame,
 } from '@community/http-kit';
 import type { Logger } from '@community/logging';
+import { NOTIFICATION_OPERATIONS, operationPath } from '@community/openapi';
 import { contextOf, tracer } from '@community/telemetry';
 import { SpanKind } from '@opentelemetry/api';
 import { Gauge, type Registry } from 'prom-client';
@@ -35,7 +36,7 @@ const MAX_CHANNEL_BACKLOG_BYTES = 16 * 1024 * 1024;
 /** How long a gateway has to close its side of a channel this process ended. */
 const CLOSING_MS = 1_000;
 /** The stream's route, as its requests' spans name it. */
-const STREAM_ROUTE = '/api/v1/notifications/stream';
+const STREAM_ROUTE = operationPath(NOTIFICATION_OPERATIONS.find((op) => op.id === 'streamNotifications')!);
 /** A gateway's frame is a stream's path and headers: never near this. */
 const MAX_FRAME_BYTES = 64 * 1024;
 
