@@ -21,6 +21,11 @@ import { outgoingPath } from './headers';
 const MAX_CLIENT_BACKLOG_BYTES = 256 * 1024;
 /** A notification is a few KiB: a line this long is a broken service. */
 const MAX_FRAME_BYTES = 1024 * 1024;
+/**
+ * Openings and closings the service has not read, past what the kernel holds: a service that hung.
+ * The channel goes (its streams reconnect), and what clients keep trying no longer piles up here.
+ */
+const MAX_UNREAD_BYTES = 1024 * 1024;
 /** The request headers a stream's opening passes on, beside the identity signed over its path. */
 const PASSED_ON = ['last-event-id', 'x-request-id'] as const;
 
@@ -172,7 +177,9 @@ export class StreamChannel {
   }
 
   private send(frame: GatewayFrame): void {
-    if (this.socket.writable) this.socket.write(frameLine(frame));
+    if (!this.socket.writable) return;
+    if (this.socket.writableLength > MAX_UNREAD_BYTES) this.socket.destroy();
+    else this.socket.write(frameLine(frame));
   }
 
   private receive(frame: Frame): void {

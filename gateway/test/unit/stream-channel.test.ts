@@ -34,7 +34,7 @@ async function listen(server: http.Server): Promise<string> {
 }
 
 /** A gateway-like front: every request a stream of the service's, a rejection answered 503. */
-async function front(target: string, timeoutMs = 2_000) {
+async function front(target: string, timeoutMs = 2_000, extraHeaders: Record<string, string> = {}) {
   const upstream = new Upstream({
     name: 'users',
     target,
@@ -45,7 +45,8 @@ async function front(target: string, timeoutMs = 2_000) {
   upstreams.push(upstream);
   return listen(
     http.createServer((req, res) => {
-      upstream.stream(req, res, { headersFor: (path) => ({ 'x-signed-path': path }) }).catch(() => {
+      const headersFor = (path: string) => ({ 'x-signed-path': path, ...extraHeaders });
+      upstream.stream(req, res, { headersFor }).catch(() => {
         if (!res.headersSent) res.writeHead(503, { 'content-type': 'application/json' }).end('{}');
       });
     }),
@@ -200,6 +201,22 @@ describe('the stream channel, at the gateway', () => {
     await waitFor(() => service.channels[0]!.frames.some((f) => f.close === 1) || undefined, {
       what: 'the close frame',
     });
+  });
+
+  it('lets a channel go that the service stopped reading, and opens the next stream on a new one', async () => {
+    // The first channel's service hangs: it answers nothing, and soon reads nothing either.
+    const service = await channelService((channel, id) => {
+      if (channel !== service.channels[0]) answerOpen(channel, id);
+    });
+    const gateway = await front(service.url, 300, { 'x-padding': 'x'.repeat(60_000) });
+    expect((await open(gateway)).status).toBe(503);
+    service.channels[0]!.socket.pause();
+    // Each opening is 60 KB: the kernel's buffers fill, then a MiB waits in the gateway.
+    for (let round = 0; service.channels.length === 1; round++) {
+      if (round > 20) throw new Error('the hung channel was never let go');
+      await Promise.all(Array.from({ length: 20 }, () => open(gateway)));
+    }
+    expect((await open(gateway)).status).toBe(200);
   });
 
   it('answers 503 for a stream the service ends before its head, and writes nothing before it', async () => {
