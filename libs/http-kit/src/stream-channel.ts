@@ -3,9 +3,10 @@ import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
 
 /**
- * The channel between a gateway process and users-service (DESIGN.md §18, docs/decisions.md): one
- * upgraded connection carries every notification stream the gateway relays, so a stream costs
- * neither side a connection, a request or a parser of its own. Each frame is one line of JSON.
+ * The channel between a gateway process and users-service (DESIGN.md §18; the decision stands in
+ * docs/api.md, under Notifications): one upgraded connection carries every notification stream the
+ * gateway relays, so a stream costs neither side a connection, a request or a parser of its own.
+ * Each frame is one line of JSON.
  *
  * The gateway opens the channel with `GET` {@link STREAM_CHANNEL_PATH}, `Upgrade:`
  * {@link STREAM_CHANNEL_PROTOCOL} and its identity signed with no actor; a service that does not
