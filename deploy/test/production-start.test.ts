@@ -72,6 +72,9 @@ function startFromDist(service: AppService): Running {
   return run;
 }
 
+/** The end of what a service printed, for a failure to show why (a test's own expectation says what). */
+const lastOutput = (service: AppService) => running.get(service)!.output.slice(-2_000);
+
 const url = (service: AppService, pathname: string) => `http://127.0.0.1:${infra.ports[service]}${pathname}`;
 
 beforeAll(async () => {
@@ -122,7 +125,7 @@ beforeAll(async () => {
   for (const service of APP_SERVICES) running.set(service, startFromDist(service));
   for (const service of APP_SERVICES) {
     await waitFor(async () => (await fetch(url(service, '/readyz')).catch(() => null))?.ok, {
-      what: `${service} from dist/ to be ready (output: ${running.get(service)!.output.slice(-500)})`,
+      what: `${service} from dist/ to be ready (output: ${lastOutput(service)})`,
       timeoutMs: 30_000,
       intervalMs: 200,
     });
@@ -231,6 +234,11 @@ describe('the services built with tsc, started from dist/ with the containers’
       await waitFor(async () => (await sql`select 1 from posts.authors where id = ${data.id}`).length, {
         what: 'the user.registered event to reach posts-service',
         timeoutMs: 10_000,
+      }).catch((err: Error) => {
+        throw new Error(
+          `${err.message}; users-service printed: ${lastOutput('users-service')}; ` +
+            `posts-service printed: ${lastOutput('posts-service')}`,
+        );
       });
     } finally {
       await sql.end();
@@ -244,9 +252,11 @@ describe('the services built with tsc, started from dist/ with the containers’
         encoding: 'utf8',
       });
     for (const service of APP_SERVICES) {
-      expect({ service, status: healthcheck(service, envOf(service)).status }).toEqual({
+      const check = healthcheck(service, envOf(service));
+      expect({ service, status: check.status, stderr: check.stderr }).toEqual({
         service,
         status: 0,
+        stderr: '',
       });
     }
     const closed = await freePort();
@@ -283,7 +293,8 @@ describe('the services built with tsc, started from dist/ with the containers’
   it('drain and exit 0 on SIGTERM, as node does as PID 1 in the container', async () => {
     for (const [service, run] of running) {
       run.child.kill('SIGTERM');
-      expect({ service, code: await run.exited }).toEqual({ service, code: 0 });
+      const code = await run.exited;
+      if (code !== 0) throw new Error(`${service} exited ${code}; it printed: ${lastOutput(service)}`);
       expect(run.output).toContain(`${service} stopped`);
     }
   });
