@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { OverloadedError } from '@community/contracts';
 import { FlightLine, type InLine } from '@community/workarounds';
 import { CallerGoneError } from './breaker';
@@ -57,6 +57,8 @@ export class Admission {
   queued = 0;
   /** Refusals so far (the metric's total). */
   rejected = 0;
+  /** Told how long each request admitted after a wait waited, in ms (the metrics' histogram). */
+  onWaited: (ms: number) => void = () => {};
   /** Callers whose first request is waiting, served before the round. */
   private readonly fresh = new FlightLine<Turn>();
   /** Callers served once that still have requests waiting, the next to be served first. */
@@ -104,6 +106,7 @@ export class Admission {
         continue;
       }
       this.inFlight++;
+      this.onWaited(now - next.since);
       next.admit();
     }
   }
@@ -257,6 +260,18 @@ export function registerAdmissionMetrics(
   );
   gauge('gateway_upstream_concurrency_limit', 'Requests the upstream may be sent at once', (a) => a.limit);
   gauge('gateway_upstream_queued', 'Requests waiting for a slot to the upstream', (a) => a.queued);
+  const waited = new Histogram({
+    name: 'gateway_upstream_queue_wait_seconds',
+    help: 'How long requests admitted to the upstream after a wait waited for their slot',
+    labelNames: ['upstream'],
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2],
+    registers: [registry],
+  });
+  for (const { name: upstream, admission } of upstreams) {
+    waited.zero({ upstream });
+    const labelled = waited.labels({ upstream });
+    admission.onWaited = (ms) => labelled.observe(ms / 1000);
+  }
   new Counter({
     name: 'gateway_upstream_rejected_total',
     help: 'Requests refused 503 overloaded after waiting QUEUE_TIMEOUT_MS for a slot to the upstream',

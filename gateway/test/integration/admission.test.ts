@@ -175,6 +175,26 @@ describe('a stalled upstream, at a bound of 4', () => {
     expect(await limit()).toBe(4);
     expect(await metric('gateway_upstream_rejected_total')).toBe(3);
   });
+
+  it('counts how long a request admitted after a wait waited for its slot', async () => {
+    const waited = (suffix: string) => metric(`gateway_upstream_queue_wait_seconds_${suffix}`);
+    const [countBefore, sumBefore] = [await waited('count'), await waited('sum')];
+    stub.holding = true;
+    const first = Array.from({ length: 4 }, () => gw(stack, 'GET', '/api/v1/posts', { key }));
+    await waitFor(() => stub.held() === 4, { what: 'four requests held by posts-service' });
+    const fifth = gw(stack, 'GET', '/api/v1/posts', { key });
+    await waitFor(async () => (await metric('gateway_upstream_queued')) === 1, { what: 'a fifth waiting' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    stub.release();
+    expect((await Promise.all([...first, fifth])).map((res) => res.status)).toEqual([
+      200, 200, 200, 200, 200,
+    ]);
+    // Those admitted at once are not counted: only the fifth, after 50 ms or more and less than its 200.
+    expect(await waited('count')).toBe(countBefore + 1);
+    const wait = (await waited('sum')) - sumBefore;
+    expect(wait).toBeGreaterThanOrEqual(0.05);
+    expect(wait).toBeLessThan(0.2);
+  });
 });
 
 describe('the adaptive bound', () => {
