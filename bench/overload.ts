@@ -16,11 +16,14 @@
  *    search ends.
  * 4. Overload: 3 × capacity for BENCH_OVERLOAD_SECONDS (30), and beside it a light client on
  *    another account (BENCH_LIGHT_RATE, 3 a second, on a connection of its own); the resident
- *    memory of every process every 5 s.
+ *    memory of every process every 5 s. Where the time went, from the services' own metrics over
+ *    the 30 s: how long admitted requests waited for a slot, each process's event loop delay and
+ *    CPU, and the share of slow answers at the client beside each service's own measure.
  *
  * Env also: BENCH_CONNECTIONS (1024: the generator's connections to the gateway), BENCH_UNBOUNDED
  * (unset: when 1, step 4 runs again against a second gateway of this checkout whose bound is out of
- * reach, UPSTREAM_MAX_IN_FLIGHT=1000000: the gateway as it was before admission, in the same run),
+ * reach, UPSTREAM_MAX_IN_FLIGHT=1000000: the gateway as it was before admission, in the same run,
+ * after a warm-up),
  * BENCH_QUEUE_TIMEOUT_MS (the gateway's QUEUE_TIMEOUT_MS; unset, its default), BENCH_RUN,
  * BENCH_LOG_LEVEL (warn), BENCH_NAMESPACE (ol), BENCH_OL_DATABASE_URL, BENCH_REDIS_URL, BENCH_AMQP_URL.
  */
@@ -31,6 +34,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '@community/test-harness';
 import { gatewayConfigSchema } from '../gateway/src/config';
+import { cpuSnapshot, cpuUsedMs } from './cpu';
 import { benchPlace, clearBenchPlace, dataServiceEnv, intEnv } from './infra';
 import { closedLoop, loadPool, openLoop, type Call, type Tally } from './open-loop';
 import {
@@ -190,17 +194,35 @@ async function findCapacity(gatewayUrl: string, pick: (i: number) => Call) {
   }
 }
 
+/** Another gateway, as warm as the first after its capacity search: a closed loop's step. */
+async function warmUp(gatewayUrl: string, pick: (i: number) => Call): Promise<void> {
+  const pool = loadPool(gatewayUrl, CONNECTIONS);
+  try {
+    await closedLoop(pool, { concurrency: CLOSED_CONNECTIONS, seconds: STEP_SECONDS }, pick);
+    await openLoop(pool, { rate: UNLOADED_RATE, seconds: STEP_SECONDS }, pick);
+  } finally {
+    await pool.close();
+  }
+}
+
 /** 3 × capacity from the accounts of `pick` and, beside it, the light client's `light` calls. */
 async function overload(
   gateway: { child: Child; url: string },
   rate: number,
-  load: { pick: (i: number) => Call; light: Call[]; pids: Record<string, number> },
+  load: { pick: (i: number) => Call; light: Call[]; services: Record<string, Service> },
 ) {
   const { pick, light } = load;
   const pool = loadPool(gateway.url, CONNECTIONS);
   const lightPool = loadPool(gateway.url, 1);
-  const pids = { ...load.pids, [gateway.child.name]: gateway.child.proc.pid!, generator: process.pid };
+  const services = { ...load.services, [gateway.child.name]: gateway };
+  const pids = {
+    ...Object.fromEntries(Object.entries(services).map(([name, { child }]) => [name, child.proc.pid!])),
+    generator: process.pid,
+  };
+  const children = Object.fromEntries(Object.entries(services).map(([name, { child }]) => [name, child]));
   try {
+    const scraped = await scrape(services); // each scrape starts the next event-loop period
+    const cpuBefore = cpuSnapshot(children, place.databaseName);
     const { result, samples } = await sampleRss(
       pids,
       Promise.all([
@@ -208,17 +230,132 @@ async function overload(
         openLoop(lightPool, { rate: LIGHT_RATE, seconds: OVERLOAD_SECONDS }, (i) => light[i % light.length]!),
       ]),
     );
-    return { heavy: result[0], light: result[1], samples, metrics: await admissionMetrics(gateway.url) };
+    const cpu = cpuUsedMs(cpuBefore, cpuSnapshot(children, place.databaseName));
+    const after = await scrape(services); // before the admission's scrape, which resets the gateway's lag
+    return {
+      heavy: result[0],
+      light: result[1],
+      samples,
+      lags: Object.values(after).map(({ lag }) => lag),
+      slow: slowAnswers(result[0].admitted, scraped, after),
+      lateRefusals: lateRefusals(scraped[gateway.child.name]!, after[gateway.child.name]!),
+      waits: queueWaits(scraped[gateway.child.name]!, after[gateway.child.name]!),
+      metrics: await admissionMetrics(gateway.url),
+      cpuShares: Object.entries(cpu).map(
+        ([name, usedMs]) => `${name} ${((usedMs / (OVERLOAD_SECONDS * 1000)) * 100).toFixed(0)} %`,
+      ),
+    };
   } finally {
     await Promise.all([pool.close(), lightPool.close()]);
   }
+}
+
+interface Service {
+  child: Child;
+  url: string;
+}
+
+/** The services' event-loop timer fires every 100 ms (libs/http-kit's metrics): its histogram counts that too. */
+const LAG_RESOLUTION_MS = 100;
+/** "Slower than" lines: bounds of the services' request duration buckets, in ms. */
+const SLOW_MS = [25, 50, 100];
+const REFUSAL_BOUND_MS = 250;
+/** Bounds of the gateway's queue wait buckets, in ms. */
+const WAIT_MS = [5, 25, 50, Infinity];
+
+/** One scrape of a service: its event loop delay since the last one, and its answers so far by bucket. */
+interface Scrape {
+  lag: string;
+  /** 200s in all, and within each of SLOW_MS. */
+  ok: number;
+  okWithin: number[];
+  /** 503s in all, and within REFUSAL_BOUND_MS. */
+  refused: number;
+  refusedWithin: number;
+  /** The gateway's requests to posts-service admitted after a wait, within each of WAIT_MS (the last: all). */
+  waitedWithin: number[];
+}
+
+async function scrape(services: Record<string, Service>): Promise<Record<string, Scrape>> {
+  const scrapes = await Promise.all(
+    Object.entries(services).map(async ([name, { url }]) => {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      const lagMs = (metric: string) =>
+        Number(new RegExp(`^${metric}\\S* (\\S+)$`, 'm').exec(text)?.[1]) * 1000 - LAG_RESOLUTION_MS;
+      const le = (boundMs: number) => `le="${Number.isFinite(boundMs) ? boundMs / 1000 : '+Inf'}"`;
+      // The sum of a metric's samples whose labels include all of `having` (split by hand: a route's
+      // `{id}` is inside a label value).
+      const sum = (metric: string, ...having: string[]) => {
+        let n = 0;
+        for (const line of text.split('\n')) {
+          if (!line.startsWith(`${metric}{`)) continue;
+          const space = line.lastIndexOf(' ');
+          if (having.every((label) => line.slice(0, space).includes(label)))
+            n += Number(line.slice(space + 1));
+        }
+        return n;
+      };
+      const answers = (status: number, boundMs: number) =>
+        sum(
+          'http_server_request_duration_seconds_bucket',
+          `http_response_status_code="${status}"`,
+          le(boundMs),
+        );
+      const scraped: Scrape = {
+        lag: `${name} p99 ${ms(lagMs('nodejs_eventloop_lag_p99_seconds'))} max ${ms(lagMs('nodejs_eventloop_lag_max_seconds'))} ms`,
+        ok: answers(200, Infinity),
+        okWithin: SLOW_MS.map((bound) => answers(200, bound)),
+        refused: answers(503, Infinity),
+        refusedWithin: answers(503, REFUSAL_BOUND_MS),
+        waitedWithin: WAIT_MS.map((bound) =>
+          sum('gateway_upstream_queue_wait_seconds_bucket', 'upstream="posts"', le(bound)),
+        ),
+      };
+      return [name, scraped] as const;
+    }),
+  );
+  return Object.fromEntries(scrapes);
+}
+
+const share = (part: number, all: number) => `${((part / Math.max(all, 1)) * 100).toFixed(1)} %`;
+
+/** Where the slow answers are: the share of 200s over each of SLOW_MS at the client and in each service's own measure. */
+function slowAnswers(
+  client: number[],
+  before: Record<string, Scrape>,
+  after: Record<string, Scrape>,
+): string {
+  const rows = [
+    `client ${SLOW_MS.map((b) => share(client.filter((t) => t > b).length, client.length)).join(' / ')}`,
+  ];
+  for (const [name, now] of Object.entries(after)) {
+    const all = now.ok - before[name]!.ok;
+    rows.push(
+      `${name} ${now.okWithin.map((n, i) => share(all - (n - before[name]!.okWithin[i]!), all)).join(' / ')}`,
+    );
+  }
+  return rows.join('; ');
+}
+
+/** How long the gateway's requests admitted after a wait waited: how many, and the share within each of WAIT_MS. */
+function queueWaits(before: Scrape, after: Scrape): string {
+  const counts = after.waitedWithin.map((n, i) => n - before.waitedWithin[i]!);
+  const all = counts.at(-1)!;
+  const shares = counts.slice(0, -1).map((n) => share(n, all));
+  return `${all} admitted after a wait, within ${WAIT_MS.slice(0, -1).join(' / ')} ms: ${shares.join(' / ')}`;
+}
+
+/** The gateway's 503s over REFUSAL_BOUND_MS in its own measure (the client's may include its own delays). */
+function lateRefusals(before: Scrape, after: Scrape): string {
+  const all = after.refused - before.refused;
+  return `${share(all - (after.refusedWithin - before.refusedWithin), all)} of ${all}`;
 }
 
 async function admissionMetrics(url: string): Promise<string> {
   const text = await (await fetch(`${url}/metrics`)).text();
   return text
     .split('\n')
-    .filter((l) => l.startsWith('gateway_upstream_') && l.includes('"posts"'))
+    .filter((l) => l.startsWith('gateway_upstream_') && l.includes('"posts"') && !l.includes('_wait_'))
     .join('; ');
 }
 
@@ -243,6 +380,11 @@ function report(
   console.log(`answers: ${run.heavy.kindsLine()}`);
   console.log(`light client: ${run.light.kindsLine()}`);
   console.log(`admission (posts) at the end: ${run.metrics}`);
+  console.log(`queue (posts): ${run.waits}`);
+  console.log(`event loop delay: ${run.lags.join('; ')}`);
+  console.log(`200s slower than ${SLOW_MS.join(' / ')} ms: ${run.slow}`);
+  console.log(`503s slower than ${REFUSAL_BOUND_MS} ms in the gateway's own measure: ${run.lateRefusals}`);
+  console.log(`CPU during the overload (100 % = a core): ${run.cpuShares.join(', ')}`);
   for (const [proc, series] of Object.entries(run.samples))
     console.log(`  RSS ${proc.padEnd(9)} ${series.map((v) => v.toFixed(0)).join(' → ')} MiB`);
   const rows: [string, string, boolean][] = [
@@ -307,9 +449,9 @@ async function main(): Promise<void> {
     `capacity ${capacity}/s (≥ 99 % 2xx, p99 ≤ ${ms(bound)} ms = 5 × unloaded p99); unloaded p50 ${ms(unloaded.p50)} ms, p99 ${ms(unloaded.p99)} ms`,
   );
   for (const gateway of gateways) {
+    if (gateway !== gateways[0]) await warmUp(gateway.url, pick);
     await sleep(2000);
-    const pids = { users: users.child.proc.pid!, posts: posts.child.proc.pid! };
-    const run = await overload(gateway, 3 * capacity, { pick, light, pids });
+    const run = await overload(gateway, 3 * capacity, { pick, light, services: { users, posts } });
     report(gateway.child.name, run, capacity, unloaded);
   }
 }
