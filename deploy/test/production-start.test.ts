@@ -72,8 +72,31 @@ function startFromDist(service: AppService): Running {
   return run;
 }
 
-/** The end of what a service printed, for a failure to show why (a test's own expectation says what). */
+const START_ORDER: AppService[] = ['posts-service', 'webhook-service', 'users-service', 'gateway'];
+
+/** The end of what a service printed, for a failure to show why. */
 const lastOutput = (service: AppService) => running.get(service)!.output.slice(-2_000);
+
+/**
+ * The service from dist/, once it listens on its own port. A port picked free can be taken by another
+ * test file's process before the service binds it (libs/test-harness free-port.ts): the service then
+ * exits, unable to listen, while the other process would answer in its place — a registration would
+ * reach another stack. So a service that could not take its port starts again on another.
+ */
+async function startOnOwnPort(service: AppService): Promise<Running> {
+  for (let attempt = 1; ; attempt++) {
+    const run = startFromDist(service);
+    await waitFor(() => run.output.includes(`${service} listening`) || run.child.exitCode !== null, {
+      what: `${service} from dist/ to listen`,
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
+    if (run.child.exitCode === null) return run;
+    if (!run.output.includes('EADDRINUSE') || attempt === 3)
+      throw new Error(`${service} exited ${run.child.exitCode}; it printed: ${run.output.slice(-2_000)}`);
+    infra.ports[service] = await freePort();
+  }
+}
 
 const url = (service: AppService, pathname: string) => `http://127.0.0.1:${infra.ports[service]}${pathname}`;
 
@@ -122,7 +145,9 @@ beforeAll(async () => {
     });
     migrations[service] = { status: run.status, output: run.stdout + run.stderr };
   }
-  for (const service of APP_SERVICES) running.set(service, startFromDist(service));
+  // Each after those whose ports its environment names: users-service names posts- and
+  // webhook-service, the gateway all three.
+  for (const service of START_ORDER) running.set(service, await startOnOwnPort(service));
   for (const service of APP_SERVICES) {
     await waitFor(async () => (await fetch(url(service, '/readyz')).catch(() => null))?.ok, {
       what: `${service} from dist/ to be ready (output: ${lastOutput(service)})`,
