@@ -6,6 +6,7 @@ import {
   EVENT_STREAM_HEADERS,
   FAULT_HEADER,
   frameLine,
+  holdChannel,
   readFrames,
   signIdentity,
   STREAM_CHANNEL_PATH,
@@ -107,11 +108,8 @@ export class StreamChannel {
     head: Buffer,
     private readonly target: string,
   ) {
-    // Each frame is a notification someone waits for, or a stream's opening: no Nagle delay.
-    socket.setNoDelay(true);
+    holdChannel(socket);
     socket.setKeepAlive(true, 30_000);
-    socket.on('error', () => socket.destroy());
-    socket.once('end', () => socket.destroy());
     this.closed = new Promise((resolve) => socket.once('close', () => resolve()));
     void this.closed.then(() => this.lost());
     readFrames(socket, (frame) => this.receive(frame as Frame), MAX_FRAME_BYTES, head);

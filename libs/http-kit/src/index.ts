@@ -50,6 +50,7 @@ export {
   STREAM_CHANNEL_PROTOCOL,
   gatewayFrame,
   frameLine,
+  holdChannel,
   readFrames,
   type GatewayFrame,
   type ServiceFrame,

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { z } from 'zod';
@@ -45,6 +46,17 @@ export type ServiceFrame =
 
 /** A frame as it goes on the wire. */
 export const frameLine = (frame: GatewayFrame | ServiceFrame): string => `${JSON.stringify(frame)}\n`;
+
+/**
+ * A channel's socket as both ends keep it: each frame goes out at once (a notification someone
+ * waits for, or a stream's opening: no Nagle delay), and an error or the peer's end closes it (an
+ * HTTP server's sockets would stay half-open: a peer gone is gone).
+ */
+export function holdChannel(socket: Socket): void {
+  socket.setNoDelay(true);
+  socket.on('error', () => socket.destroy());
+  socket.once('end', () => socket.destroy());
+}
 
 /**
  * Reads a channel's frames, each line parsed as JSON; a line over `maxLineBytes` or one that is

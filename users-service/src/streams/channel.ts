@@ -7,6 +7,7 @@ import {
   errorReply,
   frameLine,
   gatewayFrame,
+  holdChannel,
   identityOf,
   readFrames,
   STREAM_CHANNEL_PATH,
@@ -104,11 +105,7 @@ class Channel {
     private readonly socket: Socket,
     private readonly opts: StreamChannelsOptions,
   ) {
-    // Each frame is a notification someone waits for: no Nagle delay.
-    socket.setNoDelay(true);
-    socket.on('error', () => socket.destroy());
-    // The server's sockets stay half-open when the peer ends: a gateway gone is gone.
-    socket.once('end', () => socket.destroy());
+    holdChannel(socket);
     socket.once('close', () => {
       for (const sink of [...this.sinks.values()]) sink.leave();
     });
