@@ -31,6 +31,8 @@ const MAX_UNREAD_BYTES = 1024 * 1024;
 const PASSED_ON = ['last-event-id', 'x-request-id'] as const;
 
 export interface ChannelOptions {
+  /** The service, as errors name it. */
+  name: string;
   /** The service's URL: only its origin counts. */
   target: string;
   /** How long opening the channel may take. */
@@ -46,6 +48,7 @@ export interface ChannelOptions {
  * Rejects when the service cannot be reached within `timeoutMs`.
  */
 export function openChannel({
+  name,
   target,
   timeoutMs,
   lookup,
@@ -61,12 +64,12 @@ export function openChannel({
       agent: false,
     });
     const timer = setTimeout(
-      () => request.destroy(new StalledError('the users service did not answer')),
+      () => request.destroy(new StalledError(`the ${name} service did not answer`)),
       timeoutMs,
     );
     request.once('upgrade', (_res, socket, head) => {
       clearTimeout(timer);
-      resolve(new StreamChannel(socket as Socket, head, target));
+      resolve(new StreamChannel(socket as Socket, head, target, name));
     });
     request.once('response', () => {
       clearTimeout(timer);
@@ -92,9 +95,10 @@ interface Relayed {
 }
 
 /**
- * One channel to users-service, carrying every notification stream relayed on it: the client's
- * answer is written here from the service's frames, and a client that leaves closes its stream
- * there. A service stopping says `goaway` first: streams opened from then on go on a new channel.
+ * One channel to a service (users-service, for notifications), carrying every stream relayed on
+ * it: the client's answer is written here from the service's frames, and a client that leaves
+ * closes its stream there. A service stopping says `goaway` first: streams opened from then on go
+ * on a new channel.
  */
 export class StreamChannel {
   private readonly streams = new Map<number, Relayed>();
@@ -107,6 +111,7 @@ export class StreamChannel {
     private readonly socket: Socket,
     head: Buffer,
     private readonly target: string,
+    private readonly name: string,
   ) {
     holdChannel(socket);
     socket.setKeepAlive(true, 30_000);
@@ -153,7 +158,7 @@ export class StreamChannel {
       };
       const timer = setTimeout(() => {
         this.forget(id);
-        stream.settle(new StalledError('the users service did not answer'));
+        stream.settle(new StalledError(`the ${this.name} service did not answer`));
       }, timeoutMs);
       this.streams.set(id, stream);
       // Whoever leaves first, the other side goes too: a client gone frees the service's stream.
@@ -194,7 +199,7 @@ export class StreamChannel {
     } else if (frame.end) {
       this.streams.delete(frame.id as number);
       if (stream.answered) res.end();
-      else stream.settle(new StalledError('the users service ended the stream before it began'));
+      else stream.settle(new StalledError(`the ${this.name} service ended the stream before it began`));
     } else if (frame.status === 200 && !stream.answered) {
       stream.answered = true;
       res.writeHead(200, EVENT_STREAM_HEADERS);

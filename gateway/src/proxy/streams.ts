@@ -48,11 +48,11 @@ export class Streams {
 
   /** The channel new streams go on, opened when there is none usable; null: one connection a stream. */
   private usableChannel(): Promise<StreamChannel | null> {
-    const { internalToken, target, timeoutMs, lookup } = this.opts;
+    const { name, internalToken, target, timeoutMs, lookup } = this.opts;
     if (!internalToken || performance.now() < this.refusedUntil) return Promise.resolve(null);
     if (this.current?.usable) return Promise.resolve(this.current);
     // One opening for every stream that waits on it; a failure is theirs (a 503), the next one tries again.
-    this.opening ??= openChannel({ target, timeoutMs, lookup, internalToken }).then(
+    this.opening ??= openChannel({ name, target, timeoutMs, lookup, internalToken }).then(
       (channel) => {
         this.opening = null;
         this.current = channel;
