@@ -231,7 +231,7 @@ async function overload(
       ]),
     );
     const cpu = cpuUsedMs(cpuBefore, cpuSnapshot(children, place.databaseName));
-    const after = await scrape(services); // before the admission's scrape, which resets the gateway's lag
+    const after = await scrape(services);
     return {
       heavy: result[0],
       light: result[1],
@@ -240,7 +240,7 @@ async function overload(
       slow: slowAnswers(result[0].admitted, scraped, after),
       lateRefusals: lateRefusals(scraped[gateway.child.name]!, after[gateway.child.name]!),
       waits: queueWaits(scraped[gateway.child.name]!, after[gateway.child.name]!),
-      metrics: await admissionMetrics(gateway.url),
+      metrics: after[gateway.child.name]!.admission,
       cpuShares: Object.entries(cpu).map(
         ([name, usedMs]) => `${name} ${((usedMs / (OVERLOAD_SECONDS * 1000)) * 100).toFixed(0)} %`,
       ),
@@ -274,6 +274,8 @@ interface Scrape {
   refusedWithin: number;
   /** The gateway's requests to posts-service admitted after a wait, within each of WAIT_MS (the last: all). */
   waitedWithin: number[];
+  /** The gateway's admission gauges and counter for posts-service, as exposed. */
+  admission: string;
 }
 
 async function scrape(services: Record<string, Service>): Promise<Record<string, Scrape>> {
@@ -310,6 +312,10 @@ async function scrape(services: Record<string, Service>): Promise<Record<string,
         waitedWithin: WAIT_MS.map((bound) =>
           sum('gateway_upstream_queue_wait_seconds_bucket', 'upstream="posts"', le(bound)),
         ),
+        admission: text
+          .split('\n')
+          .filter((l) => l.startsWith('gateway_upstream_') && l.includes('"posts"') && !l.includes('_wait_'))
+          .join('; '),
       };
       return [name, scraped] as const;
     }),
@@ -349,14 +355,6 @@ function queueWaits(before: Scrape, after: Scrape): string {
 function lateRefusals(before: Scrape, after: Scrape): string {
   const all = after.refused - before.refused;
   return `${share(all - (after.refusedWithin - before.refusedWithin), all)} of ${all}`;
-}
-
-async function admissionMetrics(url: string): Promise<string> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith('gateway_upstream_') && l.includes('"posts"') && !l.includes('_wait_'))
-    .join('; ');
 }
 
 function report(
